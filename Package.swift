@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Store",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "Store", targets: ["Store"]),
+        .executable(name: "storectl", targets: ["storectl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // libsqlite3 through its C API; nothing public in Store mentions a C type.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // Turns Migrations/*.sql into Swift source at build time, so the migrations travel
+        // inside the library (no Bundle.module lookup at run time, which fails next to an
+        // installed Linux binary).
+        .executableTarget(name: "MigrationEmbedder"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["MigrationEmbedder"]
+        ),
+        .target(
+            name: "Store",
+            dependencies: ["CSQLite"],
+            plugins: ["EmbedMigrations"]
+        ),
+        .executableTarget(
+            name: "storectl",
+            dependencies: [
+                "Store",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        // End-to-end: runs the built storectl binary; the dependency makes SwiftPM build it.
+        .testTarget(name: "StorectlTests", dependencies: ["storectl", "Store"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,70 @@
+/// A day of the calendar, without time or time zone: `2026-06-08`.
+public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// Nil unless the date exists (2026-02-30 does not).
+    public init?(year: Int, month: Int, day: Int) {
+        guard CivilCalendar.isValid(year: year, month: month, day: day) else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses exactly `YYYY-MM-DD`; nil for anything else or a date that does not exist.
+    public init?(_ text: String) {
+        let parts = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.allSatisfy { (48...57).contains($0) } }),
+              let year = Int(Substring(parts[0])), let month = Int(Substring(parts[1])), let day = Int(Substring(parts[2]))
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    /// Days since 1970-01-01.
+    var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
+
+    init(daysSinceEpoch days: Int) {
+        let (year, month, day) = CivilCalendar.date(days: days)
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The month it falls in.
+    public var yearMonth: YearMonth { YearMonth(year: year, month: month)! }
+
+    /// The date `count` days later (earlier when negative).
+    public func adding(days count: Int) -> CalendarDate { CalendarDate(daysSinceEpoch: daysSinceEpoch + count) }
+
+    /// 1 for Monday ... 7 for Sunday (ISO 8601).
+    public var isoWeekday: Int { CivilCalendar.weekday(days: daysSinceEpoch) + 1 }
+
+    public var description: String {
+        let y = String(year), m = String(month), d = String(day)
+        return String(repeating: "0", count: 4 - y.count) + y + "-" + (m.count == 1 ? "0" : "") + m + "-"
+            + (d.count == 1 ? "0" : "") + d
+    }
+
+    public static func < (lhs: CalendarDate, rhs: CalendarDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+}
+
+extension CalendarDate: Codable {
+    /// Encoded as the string `YYYY-MM-DD`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let date = CalendarDate(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not a calendar date (YYYY-MM-DD)")
+        }
+        self = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

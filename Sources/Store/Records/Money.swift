@@ -1,0 +1,108 @@
+import Foundation
+
+/// An exact amount of money in minor units (cents): never binary floating point, so items priced
+/// 0.1 and 0.2 total exactly 0.30.
+public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The amount in cents.
+    public var minorUnits: Int64
+
+    public init(minorUnits: Int64) { self.minorUnits = minorUnits }
+
+    public static let zero = Money(minorUnits: 0)
+
+    /// Parses a plain decimal such as `2.49`, `3`, `0.1` or `1e2`: at least 0, at most two
+    /// fraction digits. Nil for anything else (`0.125`, `-1`, `abc`, `1e999`).
+    public init?(_ text: String) {
+        guard let cents = Money.parseCents(text) else { return nil }
+        self.minorUnits = cents
+    }
+
+    /// The amount with exactly two fraction digits: `4.98`, `0.30`.
+    public var description: String {
+        let sign = minorUnits < 0 ? "-" : ""
+        let magnitude = minorUnits.magnitude
+        let cents = magnitude % 100
+        return "\(sign)\(magnitude / 100).\(cents < 10 ? "0" : "")\(cents)"
+    }
+
+    /// The amount as a `Decimal`, exactly.
+    public var decimal: Decimal { Decimal(minorUnits) / 100 }
+
+    public static func < (lhs: Money, rhs: Money) -> Bool { lhs.minorUnits < rhs.minorUnits }
+
+    /// Adds, trapping on overflow (more than 92 quadrillion).
+    public static func + (lhs: Money, rhs: Money) -> Money { Money(minorUnits: lhs.minorUnits + rhs.minorUnits) }
+
+    public static func * (lhs: Money, rhs: Int) -> Money { Money(minorUnits: lhs.minorUnits * Int64(rhs)) }
+
+    /// Cents of a JSON-number-shaped decimal, or nil if negative, not exact to the cent, or too large.
+    static func parseCents(_ text: String) -> Int64? {
+        var utf8 = Substring(text).utf8[...]
+        guard !utf8.isEmpty else { return nil }
+        if utf8.first == UInt8(ascii: "-") {
+            // -0 and -0.00 are zero; any other negative is refused.
+            utf8 = utf8.dropFirst()
+            guard !utf8.isEmpty, utf8.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") }) else { return nil }
+        }
+        var integerDigits: [UInt8] = []
+        var fractionDigits: [UInt8] = []
+        var exponent = 0
+        var part = 0 // 0 integer, 1 fraction
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                if part == 0 { integerDigits.append(byte - 48) } else { fractionDigits.append(byte - 48) }
+            case UInt8(ascii: ".") where part == 0:
+                part = 1
+            case UInt8(ascii: "e"), UInt8(ascii: "E"):
+                let rest = String(decoding: utf8[utf8.index(after: index)...], as: UTF8.self)
+                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), abs(value) < 1000 else { return nil }
+                exponent = value
+                index = utf8.endIndex
+                continue
+            default:
+                return nil
+            }
+            index = utf8.index(after: index)
+        }
+        guard !integerDigits.isEmpty || !fractionDigits.isEmpty else { return nil }
+        // Shift the decimal point by the exponent, then require at most two fraction digits.
+        var digits = integerDigits + fractionDigits
+        var pointPosition = integerDigits.count + exponent
+        while pointPosition > digits.count { digits.append(0) }
+        while pointPosition < 0 { digits.insert(0, at: 0); pointPosition += 1 }
+        let fraction = digits[pointPosition...].reversed().drop(while: { $0 == 0 })
+        guard fraction.count <= 2 else { return nil }
+        var cents: Int64 = 0
+        let wanted = Array(digits[..<pointPosition]) + Array(digits[pointPosition...].prefix(2))
+            + Array(repeating: 0, count: max(0, 2 - (digits.count - pointPosition)))
+        for digit in wanted {
+            let (shifted, overflow1) = cents.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            cents = sum
+        }
+        return cents
+    }
+}
+
+extension Money: Codable {
+    /// Encoded as a JSON number with the exact value (`2.49`), decoded from one; a number with
+    /// more than two fraction digits, or a negative one, is a decoding error.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let decimal = try container.decode(Decimal.self)
+        guard let money = Money(NSDecimalNumber(decimal: decimal).stringValue) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(decimal) is not an amount of money: at least 0, at most 2 fraction digits")
+        }
+        self = money
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(decimal)
+    }
+}

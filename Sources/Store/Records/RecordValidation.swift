@@ -1,0 +1,48 @@
+/// The rules every record must satisfy (FEED.md), shared by the tables and the feed validator.
+enum RecordValidation {
+    static let maximumIDLength = 200
+
+    /// Why `id` is not a valid id, or nil if it is. Length counts Unicode scalars, as SQLite's
+    /// `length()` does.
+    static func problem(withID id: String) -> String? {
+        if id.isEmpty { return "must not be empty" }
+        let length = id.unicodeScalars.count
+        if length > maximumIDLength { return "is \(length) characters long; at most \(maximumIDLength) are allowed" }
+        return nil
+    }
+
+    static func check(_ kind: RecordKind, id: String) throws {
+        if let reason = problem(withID: id) {
+            throw StoreError.invalidRecord(kind: kind, key: String(id.prefix(40)), field: "id", reason: reason)
+        }
+    }
+}
+
+extension Framework {
+    func validate() throws { try RecordValidation.check(.framework, id: id) }
+}
+
+extension Event {
+    func validate() throws { try RecordValidation.check(.event, id: id) }
+}
+
+extension Order {
+    func validate() throws {
+        try RecordValidation.check(.order, id: id)
+        if items.isEmpty {
+            throw StoreError.invalidRecord(kind: .order, key: id, field: "items", reason: "an order needs at least one item")
+        }
+        for (index, item) in items.enumerated() {
+            let field = "items[\(index)]"
+            if item.price.minorUnits < 0 {
+                throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".price", reason: "\(item.price) is negative")
+            }
+            if item.aisle < 0 {
+                throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".aisle", reason: "\(item.aisle) is negative")
+            }
+            if item.quantity < 1 {
+                throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".quantity", reason: "\(item.quantity) is less than 1")
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// A month of a year: `2026-06`.
+public struct YearMonth: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+    public let year: Int
+    public let month: Int
+
+    public init?(year: Int, month: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month) else { return nil }
+        self.year = year
+        self.month = month
+    }
+
+    /// Parses exactly `YYYY-MM`.
+    public init?(_ text: String) {
+        guard text.utf8.count == 7, let first = CalendarDate(text + "-01") else { return nil }
+        self.init(year: first.year, month: first.month)
+    }
+
+    public var firstDay: CalendarDate { CalendarDate(year: year, month: month, day: 1)! }
+
+    public var numberOfDays: Int { CivilCalendar.daysInMonth(year: year, month: month) }
+
+    public var lastDay: CalendarDate { CalendarDate(year: year, month: month, day: numberOfDays)! }
+
+    /// Every day of the month, in order.
+    public var days: [CalendarDate] { (1...numberOfDays).map { CalendarDate(year: year, month: month, day: $0)! } }
+
+    public var description: String { String(firstDay.description.prefix(7)) }
+
+    public static func < (lhs: YearMonth, rhs: YearMonth) -> Bool { (lhs.year, lhs.month) < (rhs.year, rhs.month) }
+}

@@ -1,0 +1,162 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection.
+///
+/// You get a `Database` only inside `Store.read` and `Store.write` closures; it is valid only
+/// there. It is deliberately not `Sendable`: a connection is used by one thread at a time, and
+/// the store hands it to exactly one closure at a time.
+public final class Database {
+    let handle: OpaquePointer
+    /// The file this connection opened, or ":memory:".
+    public let path: String
+    private var statements: [String: Statement] = [:]
+    /// Changes recorded by the record tables during the current write, published by the writer
+    /// after its commit (and dropped on rollback).
+    var recordedChanges: [Change] = []
+
+    struct OpenOptions {
+        var readOnly = false
+        var create = true
+        var busyTimeout: Duration = .seconds(5)
+    }
+
+    init(path: String, options: OpenOptions) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
+        var pointer: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &pointer, flags, nil)
+        guard let pointer else {
+            throw SQLiteError(extendedCode: rc, message: "out of memory opening \(path)")
+        }
+        guard rc == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(pointer))
+            sqlite3_close_v2(pointer)
+            throw SQLiteError(extendedCode: rc, message: "\(message) (\(path))")
+        }
+        self.handle = pointer
+        self.path = path
+        sqlite3_extended_result_codes(pointer, 1)
+        // "This routine sets a busy handler that sleeps for a specified amount of time when a
+        // table is locked." (sqlite3_busy_timeout): another process's write transaction is
+        // waited for instead of surfacing "database is locked".
+        let milliseconds = options.busyTimeout.components.seconds * 1000
+            + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(pointer, Int32(clamping: milliseconds))
+        // Foreign keys are off by default in SQLite, per connection: "Foreign key constraints
+        // are disabled by default ... so must be enabled separately for each database
+        // connection." (https://sqlite.org/foreignkeys.html)
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Executing SQL
+
+    /// Runs one statement with arguments, discarding any rows.
+    public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs a script of several statements without arguments (migrations, pragmas).
+    func executeScript(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        if rc != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Every row of a query.
+    public func fetchAll(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
+        try query(sql, arguments) { Row(statement: $0) }
+    }
+
+    /// The first row of a query, if any.
+    public func fetchOne(_ sql: String, _ arguments: [SQLValue] = []) throws -> Row? {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? Row(statement: statement) : nil
+    }
+
+    /// Runs a query and maps each row while the statement points at it.
+    func query<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> [T] {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var results: [T] = []
+        while try statement.step() { results.append(try map(statement)) }
+        return results
+    }
+
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open on this connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: Statements
+
+    /// A prepared statement for `sql`, prepared once per connection and reused
+    /// (sqlite3_prepare is a large share of a small statement's cost).
+    func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statements[sql] { return statement }
+        let statement = try Statement(database: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    func error(_ rc: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(
+            extendedCode: sqlite3_extended_errcode(handle) == 0 ? rc : sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)),
+            sql: sql
+        )
+    }
+
+    // MARK: Transactions
+
+    enum TransactionKind: String { case deferred = "DEFERRED", immediate = "IMMEDIATE" }
+
+    /// Runs `body` in a transaction: committed if it returns, rolled back and rethrown if it throws.
+    func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
+        try executeScript("BEGIN \(kind.rawValue) TRANSACTION")
+        do {
+            let result = try body()
+            try executeScript("COMMIT TRANSACTION")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Runs `body` in a savepoint inside the current transaction: released if it returns,
+    /// rolled back to (and the error rethrown) if it throws.
+    func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try executeScript("SAVEPOINT write")
+        do {
+            let result = try body()
+            try executeScript("RELEASE SAVEPOINT write")
+            return result
+        } catch {
+            try? executeScript("ROLLBACK TRANSACTION TO SAVEPOINT write")
+            try? executeScript("RELEASE SAVEPOINT write")
+            throw error
+        }
+    }
+
+    func rollbackIfNeeded() {
+        if isInTransaction { try? executeScript("ROLLBACK TRANSACTION") }
+    }
+}

@@ -1,0 +1,38 @@
+/// An error returned by SQLite, with its result code, its message and the SQL that failed.
+///
+/// Its description reads like
+/// "SQLite error 19: UNIQUE constraint failed: frameworks.id - while executing `INSERT ...`".
+public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The extended result code (https://sqlite.org/rescode.html).
+    public let extendedCode: Int32
+    /// SQLite's own message (`sqlite3_errmsg`).
+    public let message: String
+    /// The SQL being executed, when there was one.
+    public let sql: String?
+
+    /// The primary result code: the low 8 bits of the extended one.
+    public var code: Int32 { extendedCode & 0xFF }
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    public var description: String {
+        var text = "SQLite error \(code): \(message)"
+        if let sql { text += " - while executing `\(sql)`" }
+        return text
+    }
+
+    // Result codes this library reacts to (https://sqlite.org/rescode.html).
+    static let busy: Int32 = 5
+    static let locked: Int32 = 6
+    static let readOnly: Int32 = 8
+    static let ioError: Int32 = 10
+    static let full: Int32 = 13
+    static let cantOpen: Int32 = 14
+    static let constraint: Int32 = 19
+    static let constraintPrimaryKey: Int32 = 1555
+    static let constraintUnique: Int32 = 2067
+}

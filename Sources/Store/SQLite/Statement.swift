@@ -1,0 +1,128 @@
+internal import CSQLite
+import Foundation
+
+/// SQLite copies bound text and blobs when given this destructor.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement. Owns its pointer and finalizes it in `deinit`.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    private unowned let database: Database
+
+    init(database: Database, sql: String) throws {
+        var pointer: OpaquePointer?
+        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard rc == SQLITE_OK, let pointer else { throw database.error(rc, sql: sql) }
+        self.handle = pointer
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: Binding
+
+    func bind(_ values: [SQLValue]) throws {
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws {
+        switch value {
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .integer(let int): try bind(int, at: index)
+        case .real(let double): try check(sqlite3_bind_double(handle, index, double))
+        case .text(let text): try bind(text, at: index)
+        case .blob(let data): try bind(data, at: index)
+        }
+    }
+
+    func bind(_ value: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    func bind(_ value: String, at index: Int32) throws {
+        // Bound by length, not as a C string, so text with NUL characters round-trips.
+        var text = value
+        let rc = text.withUTF8 { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, transient) }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                sqlite3_bind_text64(handle, index, $0, UInt64(buffer.count), transient, UInt8(SQLITE_UTF8))
+            }
+        }
+        try check(rc)
+    }
+
+    func bind(_ value: String?, at index: Int32) throws {
+        if let value { try bind(value, at: index) } else { try check(sqlite3_bind_null(handle, index)) }
+    }
+
+    func bind(_ value: Data, at index: Int32) throws {
+        let rc = value.withUnsafeBytes { buffer -> Int32 in
+            // A zero-length blob, not NULL, for empty data.
+            guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob64(handle, index, base, UInt64(buffer.count), transient)
+        }
+        try check(rc)
+    }
+
+    private func check(_ rc: Int32) throws {
+        if rc != SQLITE_OK { throw database.error(rc, sql: sql) }
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row: true if there is one, false when done.
+    func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let rc:
+            let error = database.error(rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    func reset() { sqlite3_reset(handle) }
+
+    // MARK: Columns of the current row
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func columnName(_ index: Int32) -> String { String(cString: sqlite3_column_name(handle, index)) }
+
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
+    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    func int(_ index: Int32) -> Int { Int(sqlite3_column_int64(handle, index)) }
+
+    func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    func text(_ index: Int32) -> String {
+        // Read by length so embedded NULs survive; sqlite3_column_bytes after _text, as the
+        // documentation advises.
+        guard let pointer = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func optionalText(_ index: Int32) -> String? { isNull(index) ? nil : text(index) }
+
+    func data(_ index: Int32) -> Data {
+        guard let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
+    func value(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(double(index))
+        case SQLITE_TEXT: .text(text(index))
+        case SQLITE_BLOB: .blob(data(index))
+        default: .null
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+extension Store {
+    /// Frameworks, read and written asynchronously.
+    public var frameworks: FrameworkStore { FrameworkStore(store: self) }
+    /// Orders with their items.
+    public var orders: OrderStore { OrderStore(store: self) }
+    /// Calendar events and their dates.
+    public var events: EventStore { EventStore(store: self) }
+    /// The image cache.
+    public var images: ImageStore { ImageStore(store: self) }
+}
+
+/// `store.frameworks`: each method is one read or one write transaction.
+public struct FrameworkStore: Sendable {
+    let store: Store
+
+    public func fetchAll() async throws -> [Framework] { try await store.read { try $0.frameworks.fetchAll() } }
+    public func find(_ id: String) async throws -> Framework? { try await store.read { try $0.frameworks.find(id) } }
+    public func count() async throws -> Int { try await store.read { try $0.frameworks.count() } }
+    public func insert(_ framework: Framework) async throws { try await store.write { try $0.frameworks.insert(framework) } }
+    public func update(_ framework: Framework) async throws { try await store.write { try $0.frameworks.update(framework) } }
+    /// Inserts many frameworks in one transaction: all or none.
+    public func insert(_ frameworks: [Framework]) async throws {
+        try await store.write { db in for framework in frameworks { try db.frameworks.insert(framework) } }
+    }
+    @discardableResult
+    public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.frameworks.delete(id) } }
+}
+
+/// `store.orders`: each method is one read or one write transaction.
+public struct OrderStore: Sendable {
+    let store: Store
+
+    public func fetchAll() async throws -> [Order] { try await store.read { try $0.orders.fetchAll() } }
+    public func find(_ id: String) async throws -> Order? { try await store.read { try $0.orders.find(id) } }
+    public func count() async throws -> Int { try await store.read { try $0.orders.count() } }
+    /// The exact total of an order; nil if there is no such order.
+    public func total(_ id: String) async throws -> Money? { try await store.read { try $0.orders.total(id) } }
+    public func insert(_ order: Order) async throws { try await store.write { try $0.orders.insert(order) } }
+    public func update(_ order: Order) async throws { try await store.write { try $0.orders.update(order) } }
+    @discardableResult
+    public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.orders.delete(id) } }
+}
+
+/// `store.events`: each method is one read or one write transaction.
+public struct EventStore: Sendable {
+    let store: Store
+
+    public func fetchAll() async throws -> [Event] { try await store.read { try $0.events.fetchAll() } }
+    public func find(_ id: String) async throws -> Event? { try await store.read { try $0.events.find(id) } }
+    public func count() async throws -> Int { try await store.read { try $0.events.count() } }
+    public func on(_ date: CalendarDate) async throws -> [Event] { try await store.read { try $0.events.on(date) } }
+    public func inMonth(_ month: YearMonth) async throws -> [Event] { try await store.read { try $0.events.inMonth(month) } }
+    /// The days of `month` that have events, with their counts.
+    public func dates(in month: YearMonth) async throws -> [DateCount] { try await store.read { try $0.events.dates(in: month) } }
+    public func insert(_ event: Event) async throws { try await store.write { try $0.events.insert(event) } }
+    public func update(_ event: Event) async throws { try await store.write { try $0.events.update(event) } }
+    @discardableResult
+    public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.events.delete(id) } }
+}
+
+/// `store.images`: the image cache with its byte budget and LRU eviction.
+public struct ImageStore: Sendable {
+    let store: Store
+
+    private var budget: Int { store.configuration.imageCacheBudget }
+    private var clock: StoreClock { store.configuration.clock }
+
+    /// The bytes for `url`, marking the entry used now; nil if not cached. A write, since it
+    /// records the access time that eviction orders by.
+    public func get(_ url: String) async throws -> CachedImage? {
+        let (budget, now) = (budget, clock.now())
+        return try await store.write { try $0.images(budget: budget, now: now).get(url) }
+    }
+
+    /// Stores (or replaces) the bytes for `url`, evicting least recently used entries beyond
+    /// the budget; returns the evicted urls.
+    @discardableResult
+    public func put(_ url: String, data: Data, contentType: String? = nil) async throws -> [String] {
+        let (budget, now) = (budget, clock.now())
+        return try await store.write { try $0.images(budget: budget, now: now).put(url, data: data, contentType: contentType) }
+    }
+
+    /// Every entry without its bytes.
+    public func list() async throws -> [CachedImageInfo] {
+        let (budget, now) = (budget, clock.now())
+        return try await store.read { try $0.images(budget: budget, now: now).fetchAllInfo() }
+    }
+
+    public func contains(_ url: String) async throws -> Bool {
+        let (budget, now) = (budget, clock.now())
+        return try await store.read { try $0.images(budget: budget, now: now).contains(url) }
+    }
+
+    @discardableResult
+    public func delete(_ url: String) async throws -> Bool {
+        let (budget, now) = (budget, clock.now())
+        return try await store.write { try $0.images(budget: budget, now: now).delete(url) }
+    }
+
+    /// Evicts least recently used entries until the total fits the budget; returns their urls.
+    @discardableResult
+    public func prune() async throws -> [String] {
+        let (budget, now) = (budget, clock.now())
+        return try await store.write { try $0.images(budget: budget, now: now).evictToBudget() }
+    }
+
+    public func stats() async throws -> ImageCacheStats {
+        let (budget, now) = (budget, clock.now())
+        return try await store.read { try $0.images(budget: budget, now: now).stats() }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// A store: one SQLite database file holding frameworks, orders, events and cached images.
+///
+/// ```swift
+/// let store = try await Store.open(at: "/path/to/store.sqlite")
+/// try await store.frameworks.insert(Framework(id: "arkit", name: "ARKit", ...))
+/// let all = try await store.frameworks.fetchAll()
+/// ```
+///
+/// Guarantees:
+/// - one writer (`DatabaseWriter`, an actor) serializes every write; each write is a
+///   transaction, committed or rolled back and rethrown;
+/// - reads run concurrently on their own connections and never wait for a write in progress
+///   (WAL); each read sees one committed snapshot;
+/// - opening applies pending migrations, and refuses a database whose migrations were modified
+///   or that comes from a newer build;
+/// - no blocking SQLite call runs on Swift's cooperative thread pool.
+public final class Store: Sendable {
+    /// The database file, or nil for an in-memory store.
+    public let path: String?
+    public let configuration: Configuration
+    let writer: DatabaseWriter
+    /// Nil in memory, where reads go through the writer's connection.
+    let readers: ReaderPool?
+
+    /// Options fixed when a store is opened.
+    public struct Configuration: Sendable {
+        public static let defaultImageCacheBudget = 512 * 1024 * 1024
+
+        /// How long a write waits for another process's write transaction before failing.
+        public var busyTimeout: Duration = .seconds(5)
+        /// The most read connections open at once.
+        public var maximumReaders = 4
+        /// The image cache's byte budget (default 512 MiB); beyond it, least recently used
+        /// entries are evicted.
+        public var imageCacheBudget = Configuration.defaultImageCacheBudget
+        /// Apply pending migrations when opening (default). When false, opening still refuses
+        /// modified or unknown migrations, and `migrate()` applies the pending ones.
+        public var migrateOnOpen = true
+        /// The time source.
+        public var clock: StoreClock = .live
+        /// The migrations this store applies: the embedded `Migrations/*.sql` by default.
+        public var migrations: [Migration] = Migration.embedded
+
+        public init() {}
+    }
+
+    private init(path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?) {
+        self.path = path
+        self.configuration = configuration
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it.
+    public static func open(at path: String, configuration: Configuration = .init()) async throws -> Store {
+        try await onBlockingQueue {
+            try createFileIfMissing(path)
+            return try Store(opening: path, configuration: configuration)
+        }
+    }
+
+    /// A store in memory, gone when the last reference goes: for tests and previews. Reads go
+    /// through the writer's connection.
+    public static func inMemory(configuration: Configuration = .init()) async throws -> Store {
+        try await onBlockingQueue { try Store(opening: nil, configuration: configuration) }
+    }
+
+    private convenience init(opening path: String?, configuration: Configuration) throws {
+        let options = Database.OpenOptions(readOnly: false, create: true, busyTimeout: configuration.busyTimeout)
+        let writer = try DatabaseWriter(path: path ?? ":memory:", options: options, onCommit: { _ in }) { database in
+            if path != nil { try Self.enableWAL(database) }
+            let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+            if configuration.migrateOnOpen {
+                try migrator.migrate(database)
+            } else {
+                try migrator.verifyOnly(database)
+            }
+        }
+        self.init(
+            path: path, configuration: configuration, writer: writer,
+            readers: path.map { ReaderPool(path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout) })
+    }
+
+    // MARK: Reading and writing
+
+    /// Runs `body` in a read transaction on a reader connection; reads run concurrently.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if let readers { return try await readers.read(body) }
+        return try await writer.write(body)
+    }
+
+    /// Runs `body` in a write transaction, serialized with every other write of this store.
+    /// Committed if it returns, rolled back and rethrown if it throws; returns once committed.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.write(body)
+    }
+
+    // MARK: Migrations
+
+    /// Applies pending migrations; returns those applied (empty if there was nothing to do).
+    @discardableResult
+    public func migrate() async throws -> [Migration] {
+        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        return try await writer.exclusive { try migrator.migrate($0) }
+    }
+
+    /// The state of every migration known to this build or recorded in the database.
+    public func migrationStatus() async throws -> [MigrationStatus] {
+        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        return try await writer.exclusive { try migrator.status($0) }
+    }
+
+    /// Closes the store's connections. Later calls throw `StoreError.closed`.
+    public func close() async {
+        await writer.close()
+        readers?.close()
+    }
+
+    /// Open reader connections (for tests that check nothing leaks).
+    var openReaderConnections: Int { readers?.openConnections ?? 0 }
+
+    // MARK: Opening helpers
+
+    /// Runs blocking work (opening, migrating) off the cooperative thread pool.
+    static func onBlockingQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// Creates an empty database file with mode 0600 (owner read and write only) so that the
+    /// store's data is never readable by other users, whatever the umask. SQLite creates its
+    /// -wal and -shm files with the same permissions as the database file.
+    static func createFileIfMissing(_ path: String) throws {
+        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        if descriptor >= 0 {
+            _ = Foundation.close(descriptor)
+            return
+        }
+        let code = errno
+        if code == EEXIST { return }
+        throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
+    }
+
+    /// `PRAGMA journal_mode = WAL`: "WAL provides more concurrency as readers do not block
+    /// writers and a writer does not block readers" (https://sqlite.org/wal.html). It persists
+    /// in the file. With WAL, `synchronous = NORMAL` "is a good choice": "WAL mode is always
+    /// consistent with synchronous=NORMAL", losing at most the last transactions on power loss,
+    /// never on a process crash (https://sqlite.org/pragma.html#pragma_synchronous).
+    private static func enableWAL(_ database: Database) throws {
+        // Changing the journal mode needs an exclusive lock and may report SQLITE_BUSY without
+        // calling the busy handler while another process opens the same new file: retry briefly.
+        var attempts = 0
+        while true {
+            do {
+                try database.executeScript("PRAGMA journal_mode = WAL")
+                break
+            } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+                attempts += 1
+                if attempts > 200 { throw error }
+                usleep(25_000)
+            }
+        }
+        try database.executeScript("PRAGMA synchronous = NORMAL")
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Errors of the store that are not SQLite's own (those are `SQLiteError`).
+///
+/// Each description is one sentence that says what was wrong and where.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// An insert met a record with the same key.
+    case recordExists(kind: RecordKind, key: String)
+    /// No record has this key.
+    case recordNotFound(kind: RecordKind, key: String)
+    /// A record failed validation before it was written.
+    case invalidRecord(kind: RecordKind, key: String, field: String, reason: String)
+    /// A recorded migration's checksum differs from this build's file: it was edited after release.
+    case migrationModified(migration: String, recorded: String, expected: String)
+    /// The database has migrations this build does not know.
+    case databaseFromFuture(unknownMigrations: [String])
+    /// A migration's SQL failed; the database stays at the previous version.
+    case migrationFailed(migration: String, underlying: SQLiteError)
+    /// The database needs migrations that were not applied (opened with `migrate: false`).
+    case migrationsPending([String])
+    /// The database file cannot be created or opened.
+    case cannotOpen(path: String, reason: String)
+    /// The store was closed.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .recordExists(let kind, let key):
+            "a \(kind) with \(kind.keyField) '\(key)' already exists"
+        case .recordNotFound(let kind, let key):
+            "no \(kind) with \(kind.keyField) '\(key)'"
+        case .invalidRecord(let kind, let key, let field, let reason):
+            "\(kind) '\(key)': \(field): \(reason)"
+        case .migrationModified(let migration, let recorded, let expected):
+            "migration \(migration) was modified after it was applied (recorded checksum \(recorded.prefix(12))…, "
+                + "this build's \(expected.prefix(12))…); refusing to open the database"
+        case .databaseFromFuture(let unknown):
+            "the database has migrations this build does not know (\(unknown.joined(separator: ", "))): "
+                + "it was written by a newer version; refusing to open it"
+        case .migrationFailed(let migration, let underlying):
+            "migration \(migration) failed, the database stays at the previous version: \(underlying)"
+        case .migrationsPending(let names):
+            "the database needs migrations \(names.joined(separator: ", ")); run `storectl migrate`"
+        case .cannotOpen(let path, let reason):
+            "cannot open the database at \(path): \(reason)"
+        case .closed:
+            "the store is closed"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Strict RFC 3339 timestamps, with millisecond precision (what the store keeps).
+enum Timestamp {
+    /// Milliseconds since 1970 of `date`, rounded to the nearest millisecond.
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// `2026-11-20T09:30:00Z`, or `2026-11-20T09:30:00.250Z` when there are milliseconds. UTC.
+    static func format(_ date: Date) -> String { format(milliseconds: milliseconds(date)) }
+
+    static func format(milliseconds total: Int64) -> String {
+        let (seconds, millis) = (floorDivide(total, 1000), total - floorDivide(total, 1000) * 1000)
+        let days = Int(floorDivide(seconds, 86_400))
+        let secondOfDay = Int(seconds - Int64(days) * 86_400)
+        let (year, month, day) = CivilCalendar.date(days: days)
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += "T" + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if millis != 0 { text += "." + pad(Int(millis), 3) }
+        return text + "Z"
+    }
+
+    /// Parses an RFC 3339 `date-time` ("2026-11-20T09:30:00Z", "2026-11-20T10:30:00.5+01:00");
+    /// nil if it is not one or names a time that does not exist. Fractions beyond milliseconds
+    /// are truncated.
+    static func parse(_ text: String) -> Date? { parseMilliseconds(text).map(date(milliseconds:)) }
+
+    static func parseMilliseconds(_ text: String) -> Int64? {
+        let b = Array(text.utf8)
+        var i = 0
+        func number(_ width: Int) -> Int? {
+            guard i + width <= b.count else { return nil }
+            var value = 0
+            for _ in 0..<width {
+                guard (0x30...0x39).contains(b[i]) else { return nil }
+                value = value * 10 + Int(b[i] - 0x30)
+                i += 1
+            }
+            return value
+        }
+        func expect(_ characters: UInt8...) -> Bool {
+            guard i < b.count, characters.contains(b[i]) else { return false }
+            i += 1
+            return true
+        }
+        guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
+              expect(0x54, 0x74, 0x20), let hour = number(2), expect(0x3A), let minute = number(2),
+              expect(0x3A), let second = number(2)
+        else { return nil }
+        guard CivilCalendar.isValid(year: year, month: month, day: day), hour < 24, minute < 60, second < 60 else {
+            return nil
+        }
+        var millis = 0
+        if i < b.count, b[i] == 0x2E {
+            i += 1
+            var digits = 0
+            while i < b.count, (0x30...0x39).contains(b[i]) {
+                if digits < 3 { millis = millis * 10 + Int(b[i] - 0x30) }
+                digits += 1
+                i += 1
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 3) { millis *= 10 }
+        }
+        var offsetMinutes = 0
+        if expect(0x5A, 0x7A) {
+            offsetMinutes = 0
+        } else if i < b.count, b[i] == 0x2B || b[i] == 0x2D {
+            let sign = b[i] == 0x2D ? -1 : 1
+            i += 1
+            guard let offsetHours = number(2), expect(0x3A), let offsetMins = number(2), offsetHours < 24, offsetMins < 60
+            else { return nil }
+            offsetMinutes = sign * (offsetHours * 60 + offsetMins)
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let days = CivilCalendar.days(year: year, month: month, day: day)
+        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
+        return seconds * 1000 + Int64(millis)
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,96 @@
+/// Calendar events inside a transaction: `try db.events.on(date)`.
+///
+/// Every date query is a range scan of the `events_by_date` index.
+public struct EventTable {
+    let db: Database
+
+    private static let columns = "id, title, date, notes"
+
+    private static func decode(_ row: Statement) -> Event {
+        Event(id: row.text(0), title: row.text(1), date: CalendarDate(row.text(2))!, notes: row.optionalText(3))
+    }
+
+    /// Every event, ordered by date then id.
+    public func fetchAll() throws -> [Event] {
+        try db.query("SELECT \(Self.columns) FROM events ORDER BY date, id", [], Self.decode)
+    }
+
+    public func find(_ id: String) throws -> Event? {
+        try db.query("SELECT \(Self.columns) FROM events WHERE id = ?", [.text(id)], Self.decode).first
+    }
+
+    public func count() throws -> Int {
+        try db.query("SELECT count(*) FROM events") { $0.int(0) }[0]
+    }
+
+    /// The events of one day, ordered by id.
+    public func on(_ date: CalendarDate) throws -> [Event] {
+        try db.query("SELECT \(Self.columns) FROM events WHERE date = ? ORDER BY date, id", [.text(date.description)], Self.decode)
+    }
+
+    /// The events of one month, ordered by date then id.
+    public func inMonth(_ month: YearMonth) throws -> [Event] {
+        try db.query(
+            "SELECT \(Self.columns) FROM events WHERE date >= ? AND date <= ? ORDER BY date, id",
+            [.text(month.firstDay.description), .text(month.lastDay.description)], Self.decode)
+    }
+
+    /// The days of a month that have events, with how many each, in date order.
+    public func dates(in month: YearMonth) throws -> [DateCount] {
+        try db.query(
+            "SELECT date, count(*) FROM events WHERE date >= ? AND date <= ? GROUP BY date ORDER BY date",
+            [.text(month.firstDay.description), .text(month.lastDay.description)]
+        ) { DateCount(date: CalendarDate($0.text(0))!, count: $0.int(1)) }
+    }
+
+    /// Inserts a new event; `StoreError.recordExists` if its id is taken.
+    public func insert(_ event: Event) throws {
+        try event.validate()
+        do {
+            try db.execute("INSERT INTO events (\(Self.columns)) VALUES (?, ?, ?, ?)", arguments(event))
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
+            throw StoreError.recordExists(kind: .event, key: event.id)
+        }
+        db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .insert, dates: [event.date]))
+    }
+
+    /// Replaces an existing event; `StoreError.recordNotFound` if there is none. A moved event
+    /// reports both its old and its new date as changed.
+    public func update(_ event: Event) throws {
+        try event.validate()
+        guard let old = try find(event.id) else { throw StoreError.recordNotFound(kind: .event, key: event.id) }
+        try db.execute("UPDATE events SET title = ?, date = ?, notes = ? WHERE id = ?",
+                       Array(arguments(event).dropFirst()) + [.text(event.id)])
+        let dates = old.date == event.date ? [event.date] : [old.date, event.date]
+        db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .update, dates: dates))
+    }
+
+    /// Deletes the event with this id; false if there was none.
+    @discardableResult
+    public func delete(_ id: String) throws -> Bool {
+        let dates = try db.query("DELETE FROM events WHERE id = ? RETURNING date", [.text(id)]) { CalendarDate($0.text(0))! }
+        guard !dates.isEmpty else { return false }
+        db.recordedChanges.append(Change(kind: .event, key: id, operation: .delete, dates: dates))
+        return true
+    }
+
+    private func arguments(_ event: Event) -> [SQLValue] {
+        [.text(event.id), .text(event.title), .text(event.date.description), event.notes.map(SQLValue.text) ?? .null]
+    }
+}
+
+/// A day and how many events it has.
+public struct DateCount: Sendable, Hashable, Codable {
+    public let date: CalendarDate
+    public let count: Int
+
+    public init(date: CalendarDate, count: Int) {
+        self.date = date
+        self.count = count
+    }
+}
+
+extension Database {
+    /// The events table, on this connection.
+    public var events: EventTable { EventTable(db: self) }
+}

@@ -1,0 +1,74 @@
+/// Frameworks inside a transaction: `try db.frameworks.insert(framework)`.
+///
+/// Every method runs on the connection of the `read` or `write` closure it is called from.
+/// Writing methods throw `SQLiteError` (readonly) when called inside `Store.read`.
+public struct FrameworkTable {
+    let db: Database
+
+    private static let columns = "id, name, image_name, url_string, description"
+
+    private static func decode(_ row: Statement) -> Framework {
+        Framework(id: row.text(0), name: row.text(1), imageName: row.text(2), urlString: row.text(3), description: row.text(4))
+    }
+
+    /// Every framework, ordered by id.
+    public func fetchAll() throws -> [Framework] {
+        try db.query("SELECT \(Self.columns) FROM frameworks ORDER BY id", [], Self.decode)
+    }
+
+    public func find(_ id: String) throws -> Framework? {
+        try db.query("SELECT \(Self.columns) FROM frameworks WHERE id = ?", [.text(id)], Self.decode).first
+    }
+
+    public func count() throws -> Int {
+        try db.query("SELECT count(*) FROM frameworks") { $0.int(0) }[0]
+    }
+
+    /// Inserts a new framework; `StoreError.recordExists` if its id is taken.
+    public func insert(_ framework: Framework) throws {
+        try framework.validate()
+        let statement = try db.cachedStatement(
+            "INSERT INTO frameworks (\(Self.columns)) VALUES (?, ?, ?, ?, ?)")
+        try bind(framework, to: statement)
+        do {
+            defer { statement.reset() }
+            _ = try statement.step()
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
+            throw StoreError.recordExists(kind: .framework, key: framework.id)
+        }
+        db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .insert))
+    }
+
+    /// Replaces an existing framework; `StoreError.recordNotFound` if there is none with its id.
+    public func update(_ framework: Framework) throws {
+        try framework.validate()
+        try db.execute(
+            "UPDATE frameworks SET name = ?, image_name = ?, url_string = ?, description = ? WHERE id = ?",
+            [.text(framework.name), .text(framework.imageName), .text(framework.urlString),
+             .text(framework.description), .text(framework.id)])
+        guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .framework, key: framework.id) }
+        db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .update))
+    }
+
+    /// Deletes the framework with this id; false if there was none.
+    @discardableResult
+    public func delete(_ id: String) throws -> Bool {
+        try db.execute("DELETE FROM frameworks WHERE id = ?", [.text(id)])
+        guard db.changes == 1 else { return false }
+        db.recordedChanges.append(Change(kind: .framework, key: id, operation: .delete))
+        return true
+    }
+
+    private func bind(_ framework: Framework, to statement: Statement) throws {
+        try statement.bind(framework.id, at: 1)
+        try statement.bind(framework.name, at: 2)
+        try statement.bind(framework.imageName, at: 3)
+        try statement.bind(framework.urlString, at: 4)
+        try statement.bind(framework.description, at: 5)
+    }
+}
+
+extension Database {
+    /// The frameworks table, on this connection.
+    public var frameworks: FrameworkTable { FrameworkTable(db: self) }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// Cached image bytes inside a transaction: `try db.images.put(...)`.
+///
+/// The cache keeps at most `budget` bytes: storing evicts the least recently used entries
+/// (by `lastAccessAt`, then url) until the total fits, in the same transaction.
+public struct ImageTable {
+    let db: Database
+    let budget: Int
+    let now: Date
+
+    private static let infoColumns = "url, content_type, size, stored_at, last_access_at"
+
+    private static func decodeInfo(_ row: Statement) -> CachedImageInfo {
+        CachedImageInfo(url: row.text(0), contentType: row.optionalText(1), size: row.int(2),
+                        storedAt: Timestamp.date(milliseconds: row.int64(3)),
+                        lastAccessAt: Timestamp.date(milliseconds: row.int64(4)))
+    }
+
+    /// Every entry without its bytes, ordered by url.
+    public func fetchAllInfo() throws -> [CachedImageInfo] {
+        try db.query("SELECT \(Self.infoColumns) FROM images ORDER BY url", [], Self.decodeInfo)
+    }
+
+    /// Every entry with its bytes, ordered by url.
+    public func fetchAll() throws -> [CachedImage] {
+        try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
+            CachedImage(url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
+                        storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
+        }
+    }
+
+    /// The entry for `url` without touching its access time.
+    public func peek(_ url: String) throws -> CachedImage? {
+        try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images WHERE url = ?", [.text(url)]) {
+            CachedImage(url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
+                        storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
+        }.first
+    }
+
+    public func contains(_ url: String) throws -> Bool {
+        try !db.query("SELECT 1 FROM images WHERE url = ?", [.text(url)]) { _ in () }.isEmpty
+    }
+
+    /// The entry for `url`, marking it used now (so eviction keeps it longest).
+    public func get(_ url: String) throws -> CachedImage? {
+        try db.execute("UPDATE images SET last_access_at = ? WHERE url = ?", [.integer(Timestamp.milliseconds(now)), .text(url)])
+        return try peek(url)
+    }
+
+    /// Stores bytes for `url`, replacing any earlier entry, then evicts to the budget. Returns
+    /// the urls evicted. Throws `StoreError.invalidRecord` if the bytes alone exceed the budget.
+    @discardableResult
+    public func put(_ url: String, data: Data, contentType: String?) throws -> [String] {
+        try store(url, data: data, contentType: contentType, replacing: true) ?? []
+    }
+
+    /// Stores bytes for `url` only if the cache does not already hold it: the actor-cache rule
+    /// (`cache[url] = cache[url, default: image]`). Returns nil if an entry was already there.
+    @discardableResult
+    public func insertIfAbsent(_ url: String, data: Data, contentType: String?) throws -> [String]? {
+        try store(url, data: data, contentType: contentType, replacing: false)
+    }
+
+    /// Deletes the entry; false if there was none.
+    @discardableResult
+    public func delete(_ url: String) throws -> Bool {
+        try db.execute("DELETE FROM images WHERE url = ?", [.text(url)])
+        guard db.changes == 1 else { return false }
+        db.recordedChanges.append(Change(kind: .image, key: url, operation: .delete))
+        return true
+    }
+
+    /// Evicts least recently used entries until the total fits the budget; returns their urls.
+    @discardableResult
+    public func evictToBudget(keeping kept: String? = nil) throws -> [String] {
+        var total = try totalBytes()
+        guard total > budget else { return [] }
+        let candidates = try db.query("SELECT url, size FROM images ORDER BY last_access_at, url") { ($0.text(0), $0.int(1)) }
+        var evicted: [String] = []
+        for (url, size) in candidates where total > budget && url != kept {
+            try delete(url)
+            total -= size
+            evicted.append(url)
+        }
+        return evicted
+    }
+
+    public func stats() throws -> ImageCacheStats {
+        let (count, total) = try db.query("SELECT count(*), coalesce(sum(size), 0) FROM images") { ($0.int(0), $0.int(1)) }[0]
+        return ImageCacheStats(count: count, totalBytes: total, budgetBytes: budget)
+    }
+
+    private func totalBytes() throws -> Int {
+        try db.query("SELECT coalesce(sum(size), 0) FROM images") { $0.int(0) }[0]
+    }
+
+    private func store(_ url: String, data: Data, contentType: String?, replacing: Bool) throws -> [String]? {
+        if url.isEmpty {
+            throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must not be empty")
+        }
+        if data.count > budget {
+            throw StoreError.invalidRecord(
+                kind: .image, key: url, field: "data",
+                reason: "\(data.count) bytes exceed the cache budget of \(budget) bytes")
+        }
+        let existed = try contains(url)
+        if existed && !replacing { return nil }
+        let time = Timestamp.milliseconds(now)
+        try db.execute(
+            """
+            INSERT INTO images (url, data, content_type, size, stored_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (url) DO UPDATE SET data = excluded.data, content_type = excluded.content_type,
+                size = excluded.size, stored_at = excluded.stored_at, last_access_at = excluded.last_access_at
+            """,
+            [.text(url), .blob(data), contentType.map(SQLValue.text) ?? .null, .integer(Int64(data.count)),
+             .integer(time), .integer(time)])
+        db.recordedChanges.append(Change(kind: .image, key: url, operation: existed ? .update : .insert))
+        return try evictToBudget(keeping: url)
+    }
+}
+
+extension Database {
+    /// The image cache table, on this connection, with the default budget and the current time.
+    public var images: ImageTable { ImageTable(db: self, budget: Store.Configuration.defaultImageCacheBudget, now: Date()) }
+
+    /// The image cache table with an explicit budget and clock reading.
+    func images(budget: Int, now: Date) -> ImageTable { ImageTable(db: self, budget: budget, now: now) }
+}

@@ -1,0 +1,100 @@
+/// Orders and their items inside a transaction: `try db.orders.insert(order)`.
+public struct OrderTable {
+    let db: Database
+
+    /// Every order with its items, ordered by id.
+    public func fetchAll() throws -> [Order] {
+        let headers = try db.query("SELECT id, placed_at FROM orders ORDER BY id") { ($0.text(0), $0.int64(1)) }
+        var itemsByOrder: [String: [OrderItem]] = [:]
+        itemsByOrder.reserveCapacity(headers.count)
+        _ = try db.query(
+            "SELECT order_id, item_name, price_cents, aisle, quantity FROM order_items ORDER BY order_id, position"
+        ) { row in
+            itemsByOrder[row.text(0), default: []].append(Self.decodeItem(row, from: 1))
+        }
+        return headers.map { id, placedAt in
+            Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: itemsByOrder[id] ?? [])
+        }
+    }
+
+    public func find(_ id: String) throws -> Order? {
+        guard let placedAt = try db.query("SELECT placed_at FROM orders WHERE id = ?", [.text(id)], { $0.int64(0) }).first
+        else { return nil }
+        let items = try db.query(
+            "SELECT item_name, price_cents, aisle, quantity FROM order_items WHERE order_id = ? ORDER BY position",
+            [.text(id)]) { Self.decodeItem($0, from: 0) }
+        return Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: items)
+    }
+
+    public func count() throws -> Int {
+        try db.query("SELECT count(*) FROM orders") { $0.int(0) }[0]
+    }
+
+    /// The exact total of an order, summed in integer cents by SQLite; nil if there is no such order.
+    public func total(_ id: String) throws -> Money? {
+        let rows = try db.query(
+            "SELECT (SELECT 1 FROM orders WHERE id = ?1), coalesce(sum(price_cents * quantity), 0) FROM order_items WHERE order_id = ?1",
+            [.text(id)]) { ($0.isNull(0), $0.int64(1)) }
+        guard let (missing, cents) = rows.first, !missing else { return nil }
+        return Money(minorUnits: cents)
+    }
+
+    /// Inserts a new order with its items; `StoreError.recordExists` if its id is taken.
+    public func insert(_ order: Order) throws {
+        try order.validate()
+        do {
+            try db.execute("INSERT INTO orders (id, placed_at) VALUES (?, ?)",
+                           [.text(order.id), .integer(Timestamp.milliseconds(order.placedAt))])
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
+            throw StoreError.recordExists(kind: .order, key: order.id)
+        }
+        try insertItems(of: order)
+        db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .insert))
+    }
+
+    /// Replaces an existing order and all its items; `StoreError.recordNotFound` if there is none.
+    public func update(_ order: Order) throws {
+        try order.validate()
+        try db.execute("UPDATE orders SET placed_at = ? WHERE id = ?",
+                       [.integer(Timestamp.milliseconds(order.placedAt)), .text(order.id)])
+        guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .order, key: order.id) }
+        try db.execute("DELETE FROM order_items WHERE order_id = ?", [.text(order.id)])
+        try insertItems(of: order)
+        db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .update))
+    }
+
+    /// Deletes the order and its items; false if there was none.
+    @discardableResult
+    public func delete(_ id: String) throws -> Bool {
+        // order_items go with it: ON DELETE CASCADE.
+        try db.execute("DELETE FROM orders WHERE id = ?", [.text(id)])
+        guard db.changes == 1 else { return false }
+        db.recordedChanges.append(Change(kind: .order, key: id, operation: .delete))
+        return true
+    }
+
+    private func insertItems(of order: Order) throws {
+        let statement = try db.cachedStatement(
+            "INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity) VALUES (?, ?, ?, ?, ?, ?)")
+        for (position, item) in order.items.enumerated() {
+            try statement.bind(order.id, at: 1)
+            try statement.bind(Int64(position), at: 2)
+            try statement.bind(item.itemName, at: 3)
+            try statement.bind(item.price.minorUnits, at: 4)
+            try statement.bind(Int64(item.aisle), at: 5)
+            try statement.bind(Int64(item.quantity), at: 6)
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
+    }
+
+    private static func decodeItem(_ row: Statement, from column: Int32) -> OrderItem {
+        OrderItem(itemName: row.text(column), price: Money(minorUnits: row.int64(column + 1)),
+                  aisle: row.int(column + 2), quantity: row.int(column + 3))
+    }
+}
+
+extension Database {
+    /// The orders table (with order_items), on this connection.
+    public var orders: OrderTable { OrderTable(db: self) }
+}
