@@ -35,8 +35,9 @@ public final class Store: Sendable {
         /// The image cache's byte budget (default 512 MiB); beyond it, least recently used
         /// entries are evicted.
         public var imageCacheBudget = Configuration.defaultImageCacheBudget
-        /// Apply pending migrations when opening (default). When false, opening still refuses
-        /// modified or unknown migrations, and `migrate()` applies the pending ones.
+        /// Apply pending migrations when opening (default), refusing a database with modified or
+        /// unknown migrations. When false, the database is opened as it is: `migrationStatus()`
+        /// reports, `migrate()` verifies and applies.
         public var migrateOnOpen = true
         /// The time source.
         public var clock: StoreClock = .live
@@ -72,11 +73,7 @@ public final class Store: Sendable {
         let writer = try DatabaseWriter(path: path ?? ":memory:", options: options, onCommit: { _ in }) { database in
             if path != nil { try Self.enableWAL(database) }
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
-            if configuration.migrateOnOpen {
-                try migrator.migrate(database)
-            } else {
-                try migrator.verifyOnly(database)
-            }
+            if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
         self.init(
             path: path, configuration: configuration, writer: writer,

@@ -1,0 +1,83 @@
+import Foundation
+
+// The feed's record shapes (FEED.md), used for export and for storectl's --json output, so a
+// script can pipe one into the other.
+
+extension Framework {
+    public var jsonValue: JSONValue {
+        .object([
+            "id": .string(id), "name": .string(name), "imageName": .string(imageName),
+            "urlString": .string(urlString), "description": .string(description),
+        ])
+    }
+}
+
+extension OrderItem {
+    public var jsonValue: JSONValue {
+        .object([
+            "itemName": .string(itemName), "price": .number(price.description),
+            "aisle": .integer(aisle), "quantity": .integer(quantity),
+        ])
+    }
+}
+
+extension Order {
+    /// The feed's order shape; with `includingTotal`, also `total` (the exact sum).
+    public func jsonValue(includingTotal: Bool = false) -> JSONValue {
+        var members = [
+            JSONMember("id", .string(id)),
+            JSONMember("placedAt", .string(Timestamp.format(placedAt))),
+            JSONMember("items", .array(items.map(\.jsonValue))),
+        ]
+        if includingTotal { members.append(JSONMember("total", .number(total.description))) }
+        return .object(members)
+    }
+}
+
+extension Event {
+    public var jsonValue: JSONValue {
+        var members = [JSONMember("id", .string(id)), JSONMember("title", .string(title)),
+                       JSONMember("date", .string(date.description))]
+        if let notes { members.append(JSONMember("notes", .string(notes))) }
+        return .object(members)
+    }
+}
+
+extension CachedImage {
+    /// The feed's image shape; with `includingData`, the bytes as base64 `data`.
+    public func jsonValue(includingData: Bool) -> JSONValue {
+        var members = [JSONMember("url", .string(url))]
+        if let contentType { members.append(JSONMember("contentType", .string(contentType))) }
+        if includingData { members.append(JSONMember("data", .string(data.base64EncodedString()))) }
+        return .object(members)
+    }
+}
+
+extension CachedImageInfo {
+    /// The listing shape: the feed's `url` and `contentType`, plus size and times.
+    public var jsonValue: JSONValue {
+        var members = [JSONMember("url", .string(url))]
+        if let contentType { members.append(JSONMember("contentType", .string(contentType))) }
+        members += [
+            JSONMember("size", .integer(size)),
+            JSONMember("storedAt", .string(Timestamp.format(storedAt))),
+            JSONMember("lastAccessAt", .string(Timestamp.format(lastAccessAt))),
+        ]
+        return .object(members)
+    }
+}
+
+extension DateCount {
+    public var jsonValue: JSONValue { .object(["date": .string(date.description), "count": .integer(count)]) }
+}
+
+extension MigrationStatus {
+    public var jsonValue: JSONValue {
+        var members = [
+            JSONMember("version", .integer(version)), JSONMember("name", .string(name)),
+            JSONMember("state", .string(state.rawValue)), JSONMember("checksum", .string(checksum)),
+        ]
+        members.append(JSONMember("appliedAt", appliedAt.map { .string(Timestamp.format($0)) } ?? .null))
+        return .object(members)
+    }
+}

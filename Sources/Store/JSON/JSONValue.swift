@@ -1,0 +1,50 @@
+/// A JSON document as parsed or about to be written. Numbers keep their exact text, so money
+/// is never rounded through binary floating point; objects keep their members in order (and
+/// duplicates, so the validator can report them).
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// The number's text as it appears in the document (`2.49`, `1e3`).
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([JSONMember])
+
+    /// The value of the first member named `key`, if this is an object that has one.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// "a string", "a number", ... for error messages.
+    public var typeDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// One member of a JSON object.
+public struct JSONMember: Sendable, Equatable {
+    public var key: String
+    public var value: JSONValue
+
+    public init(_ key: String, _ value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension JSONValue {
+    /// An object from members in order.
+    public static func object(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        .object(members.map { JSONMember($0.key, $0.value) })
+    }
+
+    public static func integer(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import Store
+
+struct EventsShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one event.")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "The event's id.") var id: String
+    @Flag(help: "Print the feed-shaped event as JSON.") var json = false
+
+    func run() async throws {
+        let opened = try await store.open()
+        let event = try await withStoreErrors(store.resolvedPath) {
+            guard let event = try await opened.events.find(id) else { throw StoreError.recordNotFound(kind: .event, key: id) }
+            return event
+        }
+        if json { return Output.printJSON(event.jsonValue) }
+        Output.print("id:    \(event.id)\ntitle: \(event.title)\ndate:  \(event.date)\nnotes: \(event.notes ?? "")")
+    }
+}

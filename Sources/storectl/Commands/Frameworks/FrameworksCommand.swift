@@ -1,0 +1,9 @@
+import ArgumentParser
+
+struct FrameworksCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "frameworks",
+        abstract: "List, show, add, update and delete frameworks.",
+        subcommands: [FrameworksList.self, FrameworksShow.self, FrameworksAdd.self, FrameworksUpdate.self, FrameworksDelete.self]
+    )
+}

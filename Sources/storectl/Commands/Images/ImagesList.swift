@@ -1,0 +1,21 @@
+import ArgumentParser
+import Store
+
+struct ImagesList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List cached images (without their bytes).")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var cache: ImageCacheOptions
+    @Flag(help: "Print a JSON array of {url, contentType, size, storedAt, lastAccessAt}.") var json = false
+
+    func run() async throws {
+        let opened = try await cache.open(store)
+        let images = try await withStoreErrors(store.resolvedPath) { try await opened.images.list() }
+        if json { return Output.printJSON(.array(images.map(\.jsonValue))) }
+        var table = Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2])
+        for image in images {
+            table.append(image.url, image.contentType ?? "-", String(image.size), Timestamp.format(image.lastAccessAt))
+        }
+        Output.print(table.render())
+    }
+}

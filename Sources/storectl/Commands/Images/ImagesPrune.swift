@@ -1,0 +1,17 @@
+import ArgumentParser
+import Store
+
+struct ImagesPrune: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune", abstract: "Evict least recently used images until the cache fits its budget.")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var cache: ImageCacheOptions
+
+    func run() async throws {
+        let opened = try await cache.open(store)
+        let evicted = try await withStoreErrors(store.resolvedPath) { try await opened.images.prune() }
+        for url in evicted { Output.print("evicted \(url)") }
+        Output.print("evicted \(evicted.count) image\(evicted.count == 1 ? "" : "s")")
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import Store
+
+struct ImagesPut: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "put", abstract: "Cache a file's bytes for a URL (replacing any earlier entry).")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var cache: ImageCacheOptions
+    @Argument(help: "The image's URL (the cache key).") var url: String
+    @Argument(help: "The file holding the bytes.") var file: String
+    @Option(name: .customLong("content-type"), help: "Its content type (default: from the file extension).") var contentType: String?
+
+    func run() async throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw CLIError("\(file): cannot read: \(error.localizedDescription)")
+        }
+        let type = contentType ?? Self.contentType(forExtension: (file as NSString).pathExtension)
+        let opened = try await cache.open(store)
+        let evicted = try await withStoreErrors(store.resolvedPath) {
+            try await opened.images.put(url, data: data, contentType: type)
+        }
+        Output.print("cached \(url) (\(data.count) bytes)" + (evicted.isEmpty ? "" : "; evicted \(evicted.count) least recently used"))
+    }
+
+    static func contentType(forExtension ext: String) -> String? {
+        ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+         "svg": "image/svg+xml", "heic": "image/heic", "avif": "image/avif"][ext.lowercased()]
+    }
+}

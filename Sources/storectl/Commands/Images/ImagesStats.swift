@@ -1,0 +1,22 @@
+import ArgumentParser
+import Store
+
+struct ImagesStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Count, total bytes and budget of the cache.")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var cache: ImageCacheOptions
+    @Flag(help: "Print {count, totalBytes, budgetBytes} as JSON.") var json = false
+
+    func run() async throws {
+        let opened = try await cache.open(store)
+        let stats = try await withStoreErrors(store.resolvedPath) { try await opened.images.stats() }
+        if json {
+            return Output.printJSON(.object([
+                "count": .integer(stats.count), "totalBytes": .integer(stats.totalBytes), "budgetBytes": .integer(stats.budgetBytes),
+            ]))
+        }
+        let percent = stats.budgetBytes == 0 ? 0 : stats.totalBytes * 100 / stats.budgetBytes
+        Output.print("images: \(stats.count)\nbytes:  \(stats.totalBytes) of \(stats.budgetBytes) (\(percent)%)")
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Store
+
+struct OrdersAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an order; its id must be new.",
+        discussion: "Each --item is NAME:PRICE:AISLE[:QTY], e.g. --item Milk:2.49:3:2. PRICE is exact, at most two decimals."
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "A new id (1 to 200 characters).") var id: String
+    @Option(name: .customLong("placed-at"), help: "When it was placed, RFC 3339 (default: now).") var placedAt: String?
+    @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
+    var items: [String] = []
+
+    func validate() throws {
+        if items.isEmpty { throw ValidationError("an order needs at least one --item NAME:PRICE:AISLE[:QTY]") }
+        for (index, item) in items.enumerated() { _ = try Self.parseItem(item, index: index) }
+        if let placedAt, Timestamp.parse(placedAt) == nil {
+            throw ValidationError("--placed-at: '\(placedAt)' is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z")
+        }
+    }
+
+    func run() async throws {
+        let parsed = try items.enumerated().map { try Self.parseItem($1, index: $0) }
+        let order = Order(id: id, placedAt: placedAt.flatMap(Timestamp.parse) ?? Date(), items: parsed)
+        let opened = try await store.open()
+        try await withStoreErrors(store.resolvedPath) { try await opened.orders.insert(order) }
+        Output.print("added order \(id), total \(order.total)")
+    }
+
+    /// NAME:PRICE:AISLE[:QTY]; the name may itself contain colons (fields are taken from the right).
+    static func parseItem(_ text: String, index: Int) throws -> OrderItem {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let where_ = "--item #\(index + 1) '\(text)'"
+        func isInteger(_ s: String) -> Bool { !s.isEmpty && s.allSatisfy(\.isASCII) && Int(s) != nil }
+        let hasQuantity = parts.count >= 4 && isInteger(parts[parts.count - 1]) && isInteger(parts[parts.count - 2])
+        let fieldCount = hasQuantity ? 3 : 2
+        guard parts.count > fieldCount else { throw ValidationError("\(where_): expected NAME:PRICE:AISLE[:QTY]") }
+        let fields = Array(parts.suffix(fieldCount))
+        let name = parts.dropLast(fieldCount).joined(separator: ":")
+        guard !name.isEmpty else { throw ValidationError("\(where_): the item name is empty") }
+        guard let price = Money(fields[0]) else {
+            throw ValidationError("\(where_): price '\(fields[0])' is not an amount of at least 0 with at most two decimals")
+        }
+        guard let aisle = Int(fields[1]), aisle >= 0 else {
+            throw ValidationError("\(where_): aisle '\(fields[1])' is not an integer of at least 0")
+        }
+        var quantity = 1
+        if hasQuantity {
+            guard let value = Int(fields[2]), value >= 1 else {
+                throw ValidationError("\(where_): quantity '\(fields[2])' is not an integer of at least 1")
+            }
+            quantity = value
+        }
+        return OrderItem(itemName: name, price: price, aisle: aisle, quantity: quantity)
+    }
+}

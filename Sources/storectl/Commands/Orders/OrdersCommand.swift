@@ -1,0 +1,9 @@
+import ArgumentParser
+
+struct OrdersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orders",
+        abstract: "List, show, add, total and delete orders.",
+        subcommands: [OrdersList.self, OrdersShow.self, OrdersAdd.self, OrdersTotal.self, OrdersDelete.self]
+    )
+}
