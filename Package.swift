@@ -40,6 +40,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        // Sync against a real HTTP server on 127.0.0.1 (Tests/SyncTests/Server/feed_server.py).
+        .testTarget(name: "SyncTests", dependencies: ["Store"], exclude: ["Server"]),
         // End-to-end: runs the built storectl binary; the dependency makes SwiftPM build it.
         .testTarget(name: "StorectlTests", dependencies: ["storectl", "Store"]),
     ],

@@ -8,12 +8,13 @@ import Foundation
 /// `maximumCount` connections are open; a read beyond that waits for one to be free. Reads run
 /// on a dispatch queue, not on Swift's cooperative pool.
 final class ReaderPool: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `idle` and `openCount` are read and written only while
-    // `lock` is held, and a `Database` taken out of `idle` is used by exactly one thread until it
+    // Why @unchecked Sendable is safe: `idle`, `openCount` and `isClosed` are read and written
+    // only while `lock` is held, and a `Database` taken out of `idle` is used by exactly one thread until it
     // is put back; `limit` bounds how many are out at once. Everything else is immutable.
     private let lock = NSLock()
     private var idle: [Database] = []
     private var openCount = 0
+    private var isClosed = false
     private let limit: DispatchSemaphore
     private let queue = DispatchQueue(label: "store.readers", qos: .userInitiated, attributes: .concurrent)
     private let path: String
@@ -38,9 +39,11 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    /// Closes every idle connection. Reads that are running keep theirs until they finish.
+    /// Closes every idle connection; later reads throw `StoreError.closed`. Reads that are
+    /// running keep theirs until they finish, and it is closed then.
     func close() {
         lock.withLock {
+            isClosed = true
             openCount -= idle.count
             idle.removeAll()
         }
@@ -55,7 +58,9 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     private func checkOut() throws -> Database {
-        if let database = lock.withLock({ idle.popLast() }) { return database }
+        let (closed, reusable) = lock.withLock { isClosed ? (true, nil) : (false, idle.popLast()) }
+        if closed { throw StoreError.closed }
+        if let reusable { return reusable }
         let database = try Database(path: path, options: options)
         // Belt and braces: a read closure cannot write through this connection.
         try database.execute("PRAGMA query_only = ON")
@@ -64,6 +69,9 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     private func checkIn(_ database: Database) {
-        lock.withLock { idle.append(database) }
+        lock.withLock {
+            // After close(), the connection is dropped (and so closed) instead of kept.
+            if isClosed { openCount -= 1 } else { idle.append(database) }
+        }
     }
 }

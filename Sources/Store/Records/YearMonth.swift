@@ -27,4 +27,19 @@ public struct YearMonth: Sendable, Hashable, Comparable, CustomStringConvertible
     public var description: String { String(firstDay.description.prefix(7)) }
 
     public static func < (lhs: YearMonth, rhs: YearMonth) -> Bool { (lhs.year, lhs.month) < (rhs.year, rhs.month) }
+
+    private enum CodingKeys: String, CodingKey { case year, month }
+
+    /// Decoded from `{"year": 2026, "month": 6}`, refusing a month that does not exist (the
+    /// synthesized decoder would accept month 13, and `firstDay` would then trap).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let year = try container.decode(Int.self, forKey: .year)
+        let month = try container.decode(Int.self, forKey: .month)
+        guard let value = YearMonth(year: year, month: month) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .month, in: container, debugDescription: "year \(year) month \(month) is not a month (years 1...9999, months 1...12)")
+        }
+        self = value
+    }
 }

@@ -23,6 +23,10 @@ public final class Store: Sendable {
     let writer: DatabaseWriter
     /// Nil in memory, where reads go through the writer's connection.
     let readers: ReaderPool?
+    /// Shares one fetch among concurrent syncs of one source.
+    let fetchCoalescer = FetchCoalescer()
+    /// Shares one download among concurrent loads of one image URL.
+    let imagePipeline = ImagePipeline()
 
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
@@ -43,6 +47,12 @@ public final class Store: Sendable {
         public var clock: StoreClock = .live
         /// The migrations this store applies: the embedded `Migrations/*.sql` by default.
         public var migrations: [Migration] = Migration.embedded
+        /// How sync and image loads reach the network: URLSession by default.
+        public var transport: HTTPTransport = .live
+        /// Retries of failed HTTP requests (backoff with jitter, Retry-After honoured).
+        public var retryPolicy = RetryPolicy()
+        /// The jitter source for retry backoff, in 0..<1.
+        public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
         public init() {}
     }

@@ -1,15 +1,22 @@
 import Foundation
 
-/// Where the store reads the time (image access times, migration records, default order times).
-/// Injected so tests can fix it.
+/// Where the store reads the time and how it waits (retry backoff). Injected so tests can fix
+/// the time and skip the waiting.
 public struct StoreClock: Sendable {
     public var now: @Sendable () -> Date
+    public var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(now: @escaping @Sendable () -> Date) { self.now = now }
+    public init(
+        now: @escaping @Sendable () -> Date,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.now = now
+        self.sleep = sleep
+    }
 
-    /// The system clock.
+    /// The system clock; sleeping really waits.
     public static let live = StoreClock { Date() }
 
-    /// A clock that always reads `date`.
-    public static func fixed(_ date: Date) -> StoreClock { StoreClock { date } }
+    /// A clock that always reads `date` and never waits.
+    public static func fixed(_ date: Date) -> StoreClock { StoreClock(now: { date }, sleep: { _ in }) }
 }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// A feed (FEED.md, version 1), parsed and validated, with every page merged in order.
+public struct Feed: Sendable, Equatable {
+    public var frameworks: [Framework] = []
+    public var orders: [Order] = []
+    public var events: [Event] = []
+    public var images: [FeedImage] = []
+    public var deleted = FeedTombstones()
+
+    public init() {}
+
+    /// The number of records and tombstones, for progress and reports.
+    public var recordCount: Int {
+        frameworks.count + orders.count + events.count + images.count + deleted.count
+    }
+}
+
+/// An image entry of a feed.
+public struct FeedImage: Sendable, Equatable {
+    /// The cache key: the feed's url, resolved against the page's own URL when relative.
+    public var url: String
+    /// Inline bytes; when nil, the bytes are downloaded from `url` if not already cached.
+    public var data: Data?
+    public var contentType: String?
+    /// Where the bytes are downloaded from: `url` resolved against the page it came from.
+    var location: URL?
+
+    public init(url: String, data: Data? = nil, contentType: String? = nil) {
+        self.url = url
+        self.data = data
+        self.contentType = contentType
+        self.location = URL(string: url)
+    }
+}
+
+/// The feed's `deleted` member: keys to remove, per kind.
+public struct FeedTombstones: Sendable, Equatable {
+    public var frameworks: [String] = []
+    public var orders: [String] = []
+    public var events: [String] = []
+    public var images: [String] = []
+
+    public init() {}
+
+    public var count: Int { frameworks.count + orders.count + events.count + images.count }
+
+    subscript(kind: RecordKind) -> [String] {
+        get {
+            switch kind {
+            case .framework: frameworks
+            case .order: orders
+            case .event: events
+            case .image: images
+            }
+        }
+        set {
+            switch kind {
+            case .framework: frameworks = newValue
+            case .order: orders = newValue
+            case .event: events = newValue
+            case .image: images = newValue
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Loads images into the cache the actor-cache way.
+///
+/// Guarantees:
+/// - concurrent loads of one URL share one download (single flight): the first starts it,
+///   later ones await the same task;
+/// - after the download returns (an `await`: anything may have happened meanwhile), the bytes
+///   are inserted only if the cache still has no entry for that URL, in the writer's
+///   transaction (`cache[url] = cache[url, default: image]`);
+/// - a URL already cached is never downloaded.
+actor ImagePipeline {
+    enum Outcome: Sendable, Equatable {
+        case alreadyCached
+        case downloaded
+    }
+
+    private var inFlight: [String: Task<Outcome, any Error>] = [:]
+    /// Downloads started (for tests and benchmarks: must equal the distinct URLs requested).
+    private(set) var downloadCount = 0
+
+    /// Makes sure `url` is cached, downloading it from `location` if needed.
+    func load(
+        _ url: String, from location: URL, store: Store, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
+    ) async throws -> Outcome {
+        if let task = inFlight[url] { return try await task.value }
+        let task = Task<Outcome, any Error> {
+            if try await store.images.contains(url) { return .alreadyCached }
+            self.countDownload()
+            let (data, contentType) = try await Self.download(location, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            let budget = store.configuration.imageCacheBudget
+            let now = store.configuration.clock.now()
+            let inserted = try await store.write { db in
+                try db.images(budget: budget, now: now).insertIfAbsent(url, data: data, contentType: contentType) != nil
+            }
+            return inserted ? .downloaded : .alreadyCached
+        }
+        inFlight[url] = task
+        // Only the caller that started the task removes it, and only if it is still this one.
+        defer { if inFlight[url] == task { inFlight[url] = nil } }
+        return try await task.value
+    }
+
+    private func countDownload() { downloadCount += 1 }
+
+    private static func download(
+        _ location: URL, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
+    ) async throws -> (Data, String?) {
+        if location.isFileURL {
+            let handle: FileHandle
+            do {
+                handle = try FileHandle(forReadingFrom: location)
+            } catch {
+                throw FeedSourceError.unreadable(path: location.path, reason: FeedLoader.reason(error))
+            }
+            defer { try? handle.close() }
+            var data = Data()
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                if data.count > maximumBytes { throw FeedSourceError.tooLarge(source: location.path, limit: maximumBytes) }
+            }
+            return (data, nil)
+        }
+        let response = try await fetcher.fetch(HTTPRequest(url: location, timeout: timeout, maximumBytes: maximumBytes))
+        guard (200...299).contains(response.status) else { throw HTTPError.status(url: location, code: response.status) }
+        return (response.body, response.headers["content-type"])
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+
+/// Why a document is not JSON, with where: byte offset, line and column (1-based).
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public let offset: Int
+    public let line: Int
+    public let column: Int
+
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes.
+///
+/// - Invalid UTF-8, unescaped control characters (NUL included), lone surrogate escapes,
+///   leading zeros, trailing garbage and an empty document are errors.
+/// - Numbers keep their exact text (`1e999` parses; whether it is acceptable is the caller's
+///   call), so no value is ever rounded.
+/// - Duplicate object keys are kept, in order, for the caller to report.
+/// - Nesting deeper than `maximumDepth` is an error, not a stack overflow.
+public struct JSONParser {
+    public static let defaultMaximumDepth = 256
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+    private let maximumDepth: Int
+
+    /// Parses one JSON document.
+    public static func parse(_ data: Data, maximumDepth: Int = defaultMaximumDepth) throws -> JSONValue {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+            return try parser.parseDocument()
+        }
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    private mutating func parseDocument() throws -> JSONValue {
+        // A UTF-8 byte order mark is tolerated (RFC 8259 section 8.1 allows ignoring it).
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        skipWhitespace()
+        guard index < bytes.count else { throw error("the document is empty") }
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw error("unexpected \(describeByte()) after the end of the document") }
+        return value
+    }
+
+    private mutating func parseValue() throws -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of the document") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected \(describeByte()); expected a value")
+        }
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        if depth > maximumDepth { throw error("nesting is deeper than \(maximumDepth) levels") }
+    }
+
+    private mutating func parseObject() throws -> JSONValue {
+        try enter()
+        index += 1
+        var members: [JSONMember] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw error("unexpected \(describeByte()); expected a member name in quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("unexpected \(describeByte()); expected ':' after member name \"\(key.prefix(40))\"")
+            }
+            index += 1
+            skipWhitespace()
+            members.append(JSONMember(key, try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            throw error("unexpected \(describeByte()); expected ',' or '}' in an object")
+        }
+        depth -= 1
+        return .object(members)
+    }
+
+    private mutating func parseArray() throws -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            throw error("unexpected \(describeByte()); expected ',' or ']' in an array")
+        }
+        depth -= 1
+        return .array(elements)
+    }
+
+    private mutating func parseString() throws -> String {
+        let start = index
+        index += 1
+        // Fast path: no escapes. Scan to the closing quote, then validate the UTF-8 once.
+        var scan = index
+        var hasEscape = false
+        while scan < bytes.count {
+            let byte = bytes[scan]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") { hasEscape = true; break }
+            if byte < 0x20 {
+                index = scan
+                throw error("unescaped control character U+\(String(format: "%04X", byte)) in a string")
+            }
+            scan += 1
+        }
+        guard scan < bytes.count else {
+            index = start
+            throw error("a string is not closed")
+        }
+        if !hasEscape {
+            guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[index..<scan]), as: UTF8.self) else {
+                index = firstInvalidUTF8(from: index, to: scan)
+                throw error("invalid UTF-8 in a string")
+            }
+            index = scan + 1
+            return string
+        }
+        return try parseEscapedString(from: index)
+    }
+
+    private mutating func parseEscapedString(from begin: Int) throws -> String {
+        var buffer: [UInt8] = []
+        var segmentStart = begin
+        index = begin
+        while true {
+            guard index < bytes.count else { throw error("a string is not closed") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                buffer.append(contentsOf: bytes[segmentStart..<index])
+                index += 1
+                break
+            }
+            if byte < 0x20 { throw error("unescaped control character U+\(String(format: "%04X", byte)) in a string") }
+            if byte != UInt8(ascii: "\\") { index += 1; continue }
+            buffer.append(contentsOf: bytes[segmentStart..<index])
+            index += 1
+            guard index < bytes.count else { throw error("a string is not closed") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): buffer.append(0x22)
+            case UInt8(ascii: "\\"): buffer.append(0x5C)
+            case UInt8(ascii: "/"): buffer.append(0x2F)
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try parseHex4()
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw error("a lone surrogate \\u\(String(format: "%04X", scalar)) is not a character")
+                    }
+                    index += 2
+                    let low = try parseHex4()
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        throw error("a lone surrogate \\u\(String(format: "%04X", scalar)) is not a character")
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw error("a lone surrogate \\u\(String(format: "%04X", scalar)) is not a character")
+                }
+                buffer.append(contentsOf: String(Unicode.Scalar(scalar)!).utf8)
+            default:
+                index -= 1
+                throw error("invalid escape \\\(describeByte())")
+            }
+            segmentStart = index
+        }
+        guard let string = String(validating: buffer, as: UTF8.self) else {
+            throw error("invalid UTF-8 in a string")
+        }
+        return string
+    }
+
+    private mutating func parseHex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("\\u needs four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - 48
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - 87
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - 55
+            default: throw error("\\u needs four hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws -> String {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("a number cannot have a leading zero") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits after '.'") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs digits in its exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws {
+        let count = literal.utf8CodeUnitCount
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
+        guard index + count <= bytes.count, bytes[index..<(index + count)].elementsEqual(expected) else {
+            throw error("unexpected \(describeByte()); expected a value")
+        }
+        index += count
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+    /// The offset of the first byte that is not valid UTF-8 in `start..<end` (linear time).
+    private func firstInvalidUTF8(from start: Int, to end: Int) -> Int {
+        var iterator = UnsafeBufferPointer(rebasing: bytes[start..<end]).makeIterator()
+        var decoder = UTF8()
+        var position = start
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): position += UTF8.width(scalar)
+            case .emptyInput, .error: return position
+            }
+        }
+    }
+
+    private func describeByte() -> String {
+        guard index < bytes.count else { return "end of the document" }
+        let byte = bytes[index]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(format: "%02X", byte))"
+    }
+
+    private func error(_ message: String) -> JSONParseError {
+        var line = 1
+        var lineStart = 0
+        let end = min(index, bytes.count)
+        for position in 0..<end where bytes[position] == 0x0A {
+            line += 1
+            lineStart = position + 1
+        }
+        return JSONParseError(message: message, offset: index, line: line, column: end - lineStart + 1)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Reads every page of a feed: the first, then each `next`, until none is left.
+///
+/// Remote pages go through `HTTPFetcher` (conditional request on the first page, retries, size
+/// cap while reading, redirect rules). A remote page's `next` must stay http(s): a remote feed
+/// can never make the store read a `file:` URL.
+struct FeedLoader: Sendable {
+    let fetcher: HTTPFetcher
+    let options: SyncOptions
+
+    func load(_ source: FeedSource, validators: SourceValidators?) async throws -> (FetchedFeed, Feed) {
+        var fetched = FetchedFeed()
+        var validator = FeedValidator()
+        var visited: [String: Int] = [:]
+        var pageURL = source.url
+        var number = 1
+        while true {
+            visited[pageURL.absoluteString] = number
+            let page: FetchedFeed.Page
+            switch source {
+            case .file:
+                page = try readFile(pageURL)
+            case .remote:
+                var headers: [String: String] = [:]
+                if let token = options.bearerToken, !token.isEmpty { headers["Authorization"] = "Bearer \(token)" }
+                if number == 1, let validators {
+                    if let etag = validators.etag { headers["If-None-Match"] = etag }
+                    if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+                }
+                let response = try await fetcher.fetch(HTTPRequest(
+                    url: pageURL, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes))
+                if response.status == 304 && number == 1 {
+                    fetched.notModified = true
+                    return (fetched, Feed())
+                }
+                guard (200...299).contains(response.status) else { throw HTTPError.status(url: pageURL, code: response.status) }
+                if number == 1 {
+                    fetched.etag = response.headers["etag"]
+                    fetched.lastModified = response.headers["last-modified"]
+                }
+                page = FetchedFeed.Page(url: response.url, name: FeedSource.redacted(pageURL), body: response.body)
+            }
+            fetched.pages.append(page)
+            options.progress?(.fetchedPage(number: number, bytes: page.body.count))
+
+            let next: String?
+            do {
+                next = validator.add(try JSONParser.parse(page.body), source: page.name, pageURL: page.url)
+            } catch let error as JSONParseError {
+                validator.report(source: page.name, path: "", message: "not valid JSON: \(error)")
+                next = nil
+            }
+            guard let next else { break }
+            guard let nextURL = resolveNext(next, from: page, source: source, validator: &validator) else { break }
+            if let earlier = visited[nextURL.absoluteString] {
+                validator.report(source: page.name, path: "next", message: "'\(next)' loops back to page \(earlier)")
+                break
+            }
+            if number >= options.maximumPages {
+                validator.report(source: page.name, path: "next", message: "the feed has more than \(options.maximumPages) pages")
+                break
+            }
+            pageURL = nextURL
+            number += 1
+        }
+        let feed = try validator.finish()
+        options.progress?(.validated(records: feed.recordCount))
+        return (fetched, feed)
+    }
+
+    private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, validator: inout FeedValidator) -> URL? {
+        guard let url = URL(string: next, relativeTo: page.url)?.absoluteURL, let scheme = url.scheme?.lowercased() else {
+            validator.report(source: page.name, path: "next", message: "'\(next)' is not a URL")
+            return nil
+        }
+        switch (source, scheme) {
+        case (.remote, "http"), (.remote, "https"): return url
+        case (.file, "file"): return url.standardizedFileURL
+        default:
+            validator.report(source: page.name, path: "next",
+                             message: "'\(next)' leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused")
+            return nil
+        }
+    }
+
+    /// Reads a file, refusing it while reading once it exceeds the size cap.
+    private func readFile(_ url: URL) throws -> FetchedFeed.Page {
+        let path = url.path
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
+        }
+        defer { try? handle.close() }
+        var body = Data()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                body.append(chunk)
+                if body.count > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
+            }
+        } catch let error as FeedSourceError {
+            throw error
+        } catch {
+            throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
+        }
+        return FetchedFeed.Page(url: url, name: path, body: body)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// One HTTP GET as the sync engine asks for it.
+public struct HTTPRequest: Sendable, Equatable {
+    public var url: URL
+    /// Extra request headers (If-None-Match, If-Modified-Since, Authorization, ...).
+    public var headers: [String: String]
+    /// Longest wait for the response to start or for the next bytes of the body.
+    public var timeout: Duration
+    /// The body is refused, while it is being read, once it exceeds this many bytes.
+    public var maximumBytes: Int
+    /// Redirects followed at most; a redirect from https to http, or to any scheme other than
+    /// http and https, is always refused.
+    public var maximumRedirects: Int
+
+    public init(url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(30),
+                maximumBytes: Int = 256 * 1024 * 1024, maximumRedirects: Int = 5) {
+        self.url = url
+        self.headers = headers
+        self.timeout = timeout
+        self.maximumBytes = maximumBytes
+        self.maximumRedirects = maximumRedirects
+    }
+}
+
+/// A complete HTTP response.
+public struct HTTPResponse: Sendable, Equatable {
+    /// The URL that answered, after redirects.
+    public var url: URL
+    public var status: Int
+    /// Header names in lowercase.
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(url: URL, status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.url = url
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.body = body
+    }
+}
+
+/// The HTTP dependency: how the store sends one request. `live` uses URLSession
+/// (FoundationNetworking on Linux); tests substitute their own values.
+///
+/// A transport performs exactly one exchange (following redirects under the request's rules):
+/// it does not retry; `HTTPFetcher` does.
+public struct HTTPTransport: Sendable {
+    public var send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+
+    public init(send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
+        self.send = send
+    }
+
+    /// A transport that fails the test loudly: for code paths that must not touch the network.
+    public static let unimplemented = HTTPTransport { request in
+        throw HTTPError.connectionFailed(url: request.url, reason: "no HTTP transport is configured for this test")
+    }
+}
+
+/// Why an HTTP exchange failed. Descriptions name the URL; none ever includes a header value
+/// (the bearer token must never be printed).
+public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No connection, reset, DNS failure, ...: retried.
+    case connectionFailed(url: URL, reason: String)
+    /// No response or no new bytes within the timeout: retried.
+    case timedOut(url: URL, after: Duration)
+    /// The body ended before its Content-Length: retried.
+    case truncated(url: URL, expected: Int, received: Int)
+    /// The body exceeded the size cap; reading stopped there. Not retried.
+    case tooLarge(url: URL, limit: Int)
+    /// More redirects than allowed (or a loop). Not retried.
+    case tooManyRedirects(url: URL, limit: Int)
+    /// A redirect that is never followed: https to http, or to a non-http(s) scheme. Not retried.
+    case redirectRefused(from: URL, to: URL, reason: String)
+    /// A final status that is not success after any retries (4xx, or 5xx/429 after the last attempt).
+    case status(url: URL, code: Int)
+
+    /// Whether another attempt may succeed.
+    public var isTransient: Bool {
+        switch self {
+        case .connectionFailed, .timedOut, .truncated: true
+        case .status(_, let code): code == 429 || (500...599).contains(code)
+        case .tooLarge, .tooManyRedirects, .redirectRefused: false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .connectionFailed(let url, let reason): "\(url.absoluteString): cannot connect: \(reason)"
+        case .timedOut(let url, let after): "\(url.absoluteString): timed out after \(after)"
+        case .truncated(let url, let expected, let received):
+            "\(url.absoluteString): the body was cut short (\(received) of \(expected) bytes)"
+        case .tooLarge(let url, let limit): "\(url.absoluteString): the body is larger than the limit of \(limit) bytes"
+        case .tooManyRedirects(let url, let limit): "\(url.absoluteString): more than \(limit) redirects"
+        case .redirectRefused(let from, let to, let reason):
+            "\(from.absoluteString): refused to follow the redirect to \(to.absoluteString): \(reason)"
+        case .status(let url, let code): "\(url.absoluteString): HTTP \(code)"
+        }
+    }
+}

@@ -1,0 +1,380 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTPTransport {
+    /// URLSession (FoundationNetworking on Linux). One GET per call, with its own ephemeral
+    /// session: no cache, no cookies, nothing shared between calls.
+    ///
+    /// - `request.timeout` is the idle timeout: the longest wait for the response to start or
+    ///   for the next bytes of the body (→ `HTTPError.timedOut`).
+    /// - The whole exchange (redirects, headers and body) is bounded too, by ten times
+    ///   `request.timeout`, so a body that keeps dribbling cannot hold the sync forever.
+    /// - `request.maximumBytes` is enforced up front (Content-Length) and while reading.
+    /// - Redirects follow `request.maximumRedirects` and `RedirectRule`; Authorization and
+    ///   Cookie are dropped on a redirect to another origin.
+    public static let live: HTTPTransport = urlSession()
+
+    /// `live` with another bound on the whole exchange; `nil` means ten times `request.timeout`.
+    public static func urlSession(exchangeTimeout: Duration? = nil) -> HTTPTransport {
+        HTTPTransport { request in
+            try await URLSessionExchange.run(request, exchangeTimeout: exchangeTimeout ?? request.timeout * 10)
+        }
+    }
+}
+
+/// One request in flight: the URLSession delegate that accumulates the body, enforces the
+/// limits and redirect rules, and resumes the caller exactly once.
+final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Why @unchecked Sendable is safe: the only mutable stored property is `state`, and it is
+    // read and written only while `lock` is held (every access goes through `withState`).
+    // Everything else is a `let` of a Sendable type. Work that calls out of the object
+    // (resuming the continuation, cancelling the task, invalidating the session) is done
+    // after the lock is released, on values taken out of `state` under the lock, so no
+    // callback can re-enter the lock.
+    private let request: HTTPRequest
+    private let exchangeTimeout: Duration
+    private let lock = NSLock()
+    private var state: State
+
+    private struct State {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var session: URLSession?
+        var task: URLSessionDataTask?
+        var watchdog: Task<Void, Never>?
+        /// Set once the outcome is decided; every later event is ignored.
+        var finished = false
+        /// An outcome decided before `start` ran (cancellation races the start).
+        var earlyFailure: (any Error)?
+        /// The last URL the exchange approved: the request's, then each followed redirect's.
+        var currentURL: URL
+        var redirects = 0
+        var response: HTTPURLResponse?
+        var body = Data()
+        var started: ContinuousClock.Instant
+        var lastActivity: ContinuousClock.Instant
+    }
+
+    static func run(_ request: HTTPRequest, exchangeTimeout: Duration) async throws -> HTTPResponse {
+        let scheme = request.url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw HTTPError.connectionFailed(url: request.url, reason: "only http and https URLs are supported")
+        }
+        let exchange = URLSessionExchange(request: request, exchangeTimeout: exchangeTimeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(continuation)
+            }
+        } onCancel: {
+            exchange.finish(.failure(CancellationError()))
+        }
+    }
+
+    private init(request: HTTPRequest, exchangeTimeout: Duration) {
+        self.request = request
+        self.exchangeTimeout = exchangeTimeout
+        let now = ContinuousClock.now
+        self.state = State(currentURL: request.url, started: now, lastActivity: now)
+    }
+
+    private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+
+    // MARK: Lifecycle
+
+    private func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = request.timeout.timeInterval
+        // A second later than the watchdog below, which reports the exchange bound precisely;
+        // URLSession's own limit is the backstop.
+        configuration.timeoutIntervalForResource = exchangeTimeout.timeInterval + 1
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "store.http.exchange"
+
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
+                                    timeoutInterval: request.timeout.timeInterval)
+        urlRequest.httpMethod = "GET"
+        for (name, value) in request.headers {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+
+        // The session keeps its delegate (self) alive until it is invalidated in `finish`.
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        let task = session.dataTask(with: urlRequest)
+        let earlyFailure: (any Error)? = withState { state in
+            if state.finished { return state.earlyFailure ?? CancellationError() }
+            state.continuation = continuation
+            state.session = session
+            state.task = task
+            let now = ContinuousClock.now
+            state.started = now
+            state.lastActivity = now
+            return nil
+        }
+        if let earlyFailure {
+            session.invalidateAndCancel()
+            continuation.resume(throwing: earlyFailure)
+            return
+        }
+        let watchdog = Task { [self] in await watch() }
+        let alreadyFinished = withState { state in
+            if state.finished { return true }
+            state.watchdog = watchdog
+            return false
+        }
+        if alreadyFinished { watchdog.cancel() }
+        task.resume()
+    }
+
+    /// Decides the outcome once: resumes the caller, stops the transfer, frees the session.
+    private func finish(_ result: Result<HTTPResponse, any Error>) {
+        let taken: (CheckedContinuation<HTTPResponse, any Error>?, URLSession?, URLSessionDataTask?, Task<Void, Never>?)? =
+            withState { state in
+                guard !state.finished else { return nil }
+                state.finished = true
+                if state.continuation == nil, case .failure(let error) = result {
+                    state.earlyFailure = error
+                }
+                let taken = (state.continuation, state.session, state.task, state.watchdog)
+                state.continuation = nil
+                state.session = nil
+                state.task = nil
+                state.watchdog = nil
+                state.body = Data()
+                return taken
+            }
+        guard let (continuation, session, task, watchdog) = taken else { return }
+        continuation?.resume(with: result)
+        watchdog?.cancel()
+        if case .failure = result { task?.cancel() }
+        session?.invalidateAndCancel()
+    }
+
+    private func fail(_ error: HTTPError) {
+        finish(.failure(error))
+    }
+
+    /// Enforces both timeouts independently of the platform's timers: the idle timeout
+    /// (`request.timeout` since the last response or body bytes) and the exchange bound.
+    private func watch() async {
+        let clock = ContinuousClock()
+        while true {
+            let next: (deadline: ContinuousClock.Instant, after: Duration, url: URL)? = withState { state in
+                guard !state.finished else { return nil }
+                let idle = state.lastActivity + request.timeout
+                let whole = state.started + exchangeTimeout
+                return idle <= whole
+                    ? (idle, request.timeout, state.currentURL)
+                    : (whole, exchangeTimeout, state.currentURL)
+            }
+            guard let next else { return }
+            if clock.now >= next.deadline {
+                fail(.timedOut(url: next.url, after: next.after))
+                return
+            }
+            do {
+                try await Task.sleep(until: next.deadline, clock: clock)
+            } catch {
+                return  // cancelled: the exchange finished
+            }
+        }
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        guard let http = response as? HTTPURLResponse else {
+            fail(.connectionFailed(url: request.url, reason: "the response is not an HTTP response"))
+            completionHandler(.cancel)
+            return
+        }
+        let approved = withState { state -> URL? in
+            guard !state.finished else { return nil }
+            state.response = http
+            state.lastActivity = .now
+            return state.currentURL
+        }
+        guard let approved else {
+            completionHandler(.cancel)
+            return
+        }
+        // Belt and braces: should the platform have followed a redirect without asking
+        // `willPerformHTTPRedirection`, the URL that answered must still pass the rules.
+        if let answered = http.url, answered != approved {
+            do throws(HTTPError) {
+                try RedirectRule.check(from: approved, to: answered)
+            } catch {
+                fail(error)
+                completionHandler(.cancel)
+                return
+            }
+        }
+        if http.expectedContentLength > Int64(request.maximumBytes) {
+            fail(.tooLarge(url: http.url ?? approved, limit: request.maximumBytes))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let tooLarge = withState { state -> URL? in
+            guard !state.finished else { return nil }
+            state.lastActivity = .now
+            guard state.body.count + data.count <= request.maximumBytes else {
+                return state.response?.url ?? state.currentURL
+            }
+            state.body.append(data)
+            return nil
+        }
+        if let url = tooLarge {
+            fail(.tooLarge(url: url, limit: request.maximumBytes))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        guard let target = newRequest.url else {
+            fail(.connectionFailed(url: request.url, reason: "a redirect without a target URL"))
+            completionHandler(nil)
+            return
+        }
+        let decision = withState { state -> Result<URL, HTTPError>? in
+            guard !state.finished else { return nil }
+            state.lastActivity = .now
+            let from = response.url ?? state.currentURL
+            state.redirects += 1
+            if state.redirects > request.maximumRedirects {
+                return .failure(.tooManyRedirects(url: request.url, limit: request.maximumRedirects))
+            }
+            do throws(HTTPError) {
+                try RedirectRule.check(from: from, to: target)
+            } catch {
+                return .failure(error)
+            }
+            state.currentURL = target
+            return .success(from)
+        }
+        switch decision {
+        case nil:
+            completionHandler(nil)
+        case .failure(let error):
+            fail(error)
+            completionHandler(nil)
+        case .success(let from):
+            var next = newRequest
+            if !RedirectRule.isSameOrigin(from, target) {
+                // The bearer token is for the origin the caller named, not wherever it points.
+                next.setValue(nil, forHTTPHeaderField: "Authorization")
+                next.setValue(nil, forHTTPHeaderField: "Cookie")
+            }
+            completionHandler(next)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let snapshot = withState { state -> (response: HTTPURLResponse?, body: Data, url: URL)? in
+            guard !state.finished else { return nil }
+            return (state.response, state.body, state.currentURL)
+        }
+        guard let snapshot else { return }
+        let url = snapshot.response?.url ?? snapshot.url
+        let expected = snapshot.response.flatMap(Self.expectedBodyLength)
+
+        if let error {
+            if let expected, snapshot.body.count < expected, !Self.isTimeout(error), !Self.isCancellation(error) {
+                // The connection ended inside the body (libcurl reports it as a lost connection
+                // or a partial file, Apple platforms as a lost connection).
+                fail(.truncated(url: url, expected: expected, received: snapshot.body.count))
+            } else {
+                fail(map(error, url: url))
+            }
+            return
+        }
+        guard let response = snapshot.response else {
+            fail(.connectionFailed(url: url, reason: "the exchange ended without a response"))
+            return
+        }
+        if let expected, snapshot.body.count < expected {
+            fail(.truncated(url: url, expected: expected, received: snapshot.body.count))
+            return
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers[String(describing: name).lowercased()] = String(describing: value)
+        }
+        finish(.success(HTTPResponse(url: url, status: response.statusCode, headers: headers, body: snapshot.body)))
+    }
+
+    // MARK: Errors
+
+    /// The body length Content-Length promises, when the received bytes can be compared with it:
+    /// not for responses without a body, nor for encoded bodies (URLSession hands over the
+    /// decoded bytes, whose count differs from the encoded length).
+    private static func expectedBodyLength(_ response: HTTPURLResponse) -> Int? {
+        let status = response.statusCode
+        guard response.expectedContentLength >= 0, !(100..<200).contains(status), status != 204, status != 304
+        else { return nil }
+        let encoding = response.allHeaderFields.first { String(describing: $0.key).lowercased() == "content-encoding" }
+        if let encoding, String(describing: encoding.value).lowercased() != "identity" { return nil }
+        return Int(exactly: response.expectedContentLength)
+    }
+
+    private static func urlErrorCode(_ error: any Error) -> Int? {
+        let error = error as NSError
+        return error.domain == NSURLErrorDomain ? error.code : nil
+    }
+
+    private static func isTimeout(_ error: any Error) -> Bool {
+        urlErrorCode(error) == NSURLErrorTimedOut
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        urlErrorCode(error) == NSURLErrorCancelled
+    }
+
+    /// Maps a URLSession error to an HTTPError. The reason names the error, never a header.
+    private func map(_ error: any Error, url: URL) -> HTTPError {
+        guard let code = Self.urlErrorCode(error) else {
+            return .connectionFailed(url: url, reason: String(describing: type(of: error)))
+        }
+        let reason: String
+        switch code {
+        case NSURLErrorTimedOut:
+            return .timedOut(url: url, after: request.timeout)
+        case NSURLErrorHTTPTooManyRedirects, NSURLErrorRedirectToNonExistentLocation:
+            return .tooManyRedirects(url: request.url, limit: request.maximumRedirects)
+        case NSURLErrorCancelled: reason = "the request was cancelled"
+        case NSURLErrorCannotConnectToHost: reason = "connection refused"
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: reason = "host not found"
+        case NSURLErrorNetworkConnectionLost: reason = "the connection was lost"
+        case NSURLErrorNotConnectedToInternet: reason = "not connected to the network"
+        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted,
+             NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
+             NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected:
+            reason = "TLS failed"
+        case NSURLErrorBadServerResponse: reason = "bad server response"
+        case NSURLErrorUnsupportedURL: reason = "unsupported URL"
+        default: reason = "network error"
+        }
+        return .connectionFailed(url: url, reason: "\(reason) (URL error \(code))")
+    }
+}
+
+extension Duration {
+    /// Seconds as a TimeInterval, for Foundation APIs.
+    fileprivate var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+extension Store {
+    /// Reconciles the store with a feed (FEED.md) from a file or an http(s) URL.
+    ///
+    /// Guarantees:
+    /// - every page is read, parsed and validated before anything is written; any problem
+    ///   throws `FeedValidationError` listing them, and the store is unchanged;
+    /// - all records are applied in one write transaction, decided inside it (after the
+    ///   download), so a local edit committed meanwhile is seen; the sync is all or nothing;
+    /// - images without inline data are downloaded afterwards, outside that transaction, one
+    ///   download per URL however many ask; a failed image is reported in the result (and
+    ///   retried next sync), it never rolls back the records;
+    /// - a 304 answer to the conditional request ends the sync as `.upToDate` without parsing;
+    /// - with `options.dryRun`, the same report is computed and nothing is written;
+    /// - every sync but a dry run is recorded in the history, failures included.
+    public func sync(from source: FeedSource, options: SyncOptions = SyncOptions()) async throws -> SyncReport {
+        let clock = configuration.clock
+        let startedAt = clock.now()
+        do {
+            var report = try await performSync(source, options: options)
+            if !options.dryRun {
+                let entry = SyncHistoryEntry(
+                    source: source.key, startedAt: startedAt, finishedAt: clock.now(), policy: options.policy,
+                    outcome: report.status == .upToDate ? .upToDate : report.images.failed > 0 ? .appliedWithImageFailures : .applied,
+                    report: report)
+                try await write { try SyncStateTable(db: $0).appendHistory(entry) }
+            }
+            report.imageFailures.sort { $0.url < $1.url }
+            return report
+        } catch {
+            if !options.dryRun {
+                let entry = SyncHistoryEntry(source: source.key, startedAt: startedAt, finishedAt: clock.now(),
+                                             policy: options.policy, outcome: .failed, error: String(describing: error))
+                try? await write { try SyncStateTable(db: $0).appendHistory(entry) }
+            }
+            throw error
+        }
+    }
+
+    /// The most recent syncs first.
+    public func syncHistory(limit: Int = 50) async throws -> [SyncHistoryEntry] {
+        try await read { try SyncStateTable(db: $0).history(limit: limit) }
+    }
+
+    private func performSync(_ source: FeedSource, options: SyncOptions) async throws -> SyncReport {
+        let key = source.key
+        let validators = try await read { try SyncStateTable(db: $0).validators(for: key) }
+        let loader = FeedLoader(fetcher: fetcher, options: options)
+        let coalescingKey = "\(key)\n\(validators?.etag ?? "")\n\(validators?.lastModified ?? "")"
+        let (fetched, feed) = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
+
+        let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
+        if fetched.notModified {
+            var report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
+            report.status = options.dryRun ? .dryRun : .upToDate
+            if !options.dryRun {
+                let now = configuration.clock.now()
+                try await write { try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
+            }
+            return report
+        }
+
+        // The await above is over: anything may have changed. Everything is decided now, inside
+        // the write transaction.
+        let budget = configuration.imageCacheBudget
+        let now = configuration.clock.now()
+        let newValidators = SourceValidators(etag: fetched.etag, lastModified: fetched.lastModified)
+        let policy = options.policy
+        let dryRun = options.dryRun
+        var (report, downloads): (SyncReport, [FeedImage])
+        do {
+            (report, downloads) = try await write { db in
+                var reconciler = Reconciler(db: db, source: key, policy: policy, imageBudget: budget, now: now, status: status)
+                try reconciler.apply(feed, validators: newValidators)
+                if dryRun { throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload) }
+                return (reconciler.report, reconciler.imagesToDownload)
+            }
+        } catch let rollback as DryRunRollback {
+            (report, downloads) = (rollback.report, rollback.downloads)
+        }
+        options.progress?(.reconciled(records: feed.recordCount))
+
+        if dryRun {
+            report.images.downloaded = downloads.count
+            return report
+        }
+        try await downloadImages(downloads, into: &report, options: options)
+        return report
+    }
+
+    private func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async throws {
+        guard !images.isEmpty else { return }
+        let pipeline = imagePipeline
+        let fetcher = fetcher
+        var done = 0
+        options.progress?(.images(done: 0, total: images.count))
+        try await withThrowingTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
+            var pending = images[...]
+            func startNext() {
+                guard let image = pending.popFirst() else { return }
+                group.addTask {
+                    guard let location = image.location else {
+                        return (image.url, .failure(FeedSourceError.invalid(image.url, reason: "not a URL")))
+                    }
+                    do {
+                        let outcome = try await pipeline.load(
+                            image.url, from: location, store: self, fetcher: fetcher,
+                            maximumBytes: options.maximumImageBytes, timeout: options.timeout)
+                        return (image.url, .success(outcome))
+                    } catch {
+                        return (image.url, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<max(1, options.imageConcurrency) { startNext() }
+            while let (url, result) = try await group.next() {
+                switch result {
+                case .success(.downloaded): report.images.downloaded += 1
+                case .success(.alreadyCached): report.images.alreadyCached += 1
+                case .failure(let error):
+                    report.images.failed += 1
+                    report.imageFailures.append(.init(url: url, reason: String(describing: error)))
+                }
+                done += 1
+                options.progress?(.images(done: done, total: images.count))
+                startNext()
+            }
+        }
+    }
+
+    /// The HTTP fetcher built from the store's transport, clock and retry policy.
+    var fetcher: HTTPFetcher {
+        HTTPFetcher(transport: configuration.transport, clock: configuration.clock, policy: configuration.retryPolicy,
+                    random: configuration.random)
+    }
+}
+
+/// Thrown inside the write transaction of a dry run so that it rolls back, carrying the report out.
+private struct DryRunRollback: Error {
+    let report: SyncReport
+    let downloads: [FeedImage]
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How one sync runs.
+public struct SyncOptions: Sendable {
+    public var policy: SyncPolicy = .keepExisting
+    /// Compute the report; write nothing.
+    public var dryRun = false
+    /// The most bytes read for one page (or one image); checked while reading.
+    public var maximumBytes = 256 * 1024 * 1024
+    /// The most bytes of one downloaded image.
+    public var maximumImageBytes = 32 * 1024 * 1024
+    /// Idle timeout of one HTTP exchange.
+    public var timeout: Duration = .seconds(30)
+    /// Sent as `Authorization: Bearer ...` to the feed's host; never printed, logged or stored.
+    public var bearerToken: String?
+    /// The most pages followed through `next`.
+    public var maximumPages = 10_000
+    /// Image downloads at once.
+    public var imageConcurrency = 4
+    /// Told of progress (pages, records, images) as the sync goes.
+    public var progress: (@Sendable (SyncProgress) -> Void)?
+
+    public init(policy: SyncPolicy = .keepExisting, dryRun: Bool = false) {
+        self.policy = policy
+        self.dryRun = dryRun
+    }
+}
+
+/// A step of a sync, for progress displays.
+public enum SyncProgress: Sendable, Equatable {
+    /// A page was read: its number (from 1) and size.
+    case fetchedPage(number: Int, bytes: Int)
+    /// Every page was validated: this many records and tombstones.
+    case validated(records: Int)
+    /// The records were reconciled and committed (or, dry-run, computed).
+    case reconciled(records: Int)
+    /// Images done of those to download.
+    case images(done: Int, total: Int)
+}

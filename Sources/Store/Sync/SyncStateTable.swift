@@ -1,0 +1,129 @@
+import Foundation
+
+/// Sync's own tables, on one connection: validators per source, the hash of each record as last
+/// received, and the history.
+struct SyncStateTable {
+    let db: Database
+
+    func validators(for source: String) throws -> SourceValidators? {
+        try db.query("SELECT etag, last_modified FROM sync_sources WHERE source = ?", [.text(source)]) {
+            SourceValidators(etag: $0.optionalText(0), lastModified: $0.optionalText(1))
+        }.first
+    }
+
+    func saveSource(_ source: String, validators: SourceValidators?, syncedAt: Date) throws {
+        if let validators {
+            try db.execute(
+                """
+                INSERT INTO sync_sources (source, etag, last_modified, last_synced_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (source) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+                    last_synced_at = excluded.last_synced_at
+                """,
+                [.text(source), validators.etag.map(SQLValue.text) ?? .null,
+                 validators.lastModified.map(SQLValue.text) ?? .null, .text(Timestamp.format(syncedAt))])
+        } else {
+            try db.execute(
+                """
+                INSERT INTO sync_sources (source, last_synced_at) VALUES (?, ?)
+                ON CONFLICT (source) DO UPDATE SET last_synced_at = excluded.last_synced_at
+                """, [.text(source), .text(Timestamp.format(syncedAt))])
+        }
+    }
+
+    /// The hash of `key` as last received from `source`, if it was.
+    func receivedHash(source: String, kind: RecordKind, key: String) throws -> UInt64? {
+        let statement = try db.cachedStatement("SELECT hash FROM sync_records WHERE source = ? AND kind = ? AND key = ?")
+        try statement.bind(source, at: 1)
+        try statement.bind(kind.rawValue, at: 2)
+        try statement.bind(key, at: 3)
+        defer { statement.reset() }
+        return try statement.step() ? UInt64(bitPattern: statement.int64(0)) : nil
+    }
+
+    func setReceivedHash(_ hash: UInt64, source: String, kind: RecordKind, key: String) throws {
+        let statement = try db.cachedStatement(
+            "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET hash = excluded.hash")
+        try statement.bind(source, at: 1)
+        try statement.bind(kind.rawValue, at: 2)
+        try statement.bind(key, at: 3)
+        try statement.bind(Int64(bitPattern: hash), at: 4)
+        defer { statement.reset() }
+        _ = try statement.step()
+    }
+
+    func forget(source: String, kind: RecordKind, key: String) throws {
+        try db.execute("DELETE FROM sync_records WHERE source = ? AND kind = ? AND key = ?",
+                       [.text(source), .text(kind.rawValue), .text(key)])
+    }
+
+    func appendHistory(_ entry: SyncHistoryEntry) throws {
+        try db.execute(
+            "INSERT INTO sync_history (source, started_at, finished_at, policy, outcome, report, error) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.text(entry.source), .text(Timestamp.format(entry.startedAt)), .text(Timestamp.format(entry.finishedAt)),
+             .text(entry.policy.rawValue), .text(entry.outcome.rawValue),
+             entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null,
+             entry.error.map(SQLValue.text) ?? .null])
+    }
+
+    func history(limit: Int) throws -> [SyncHistoryEntry] {
+        try db.query(
+            "SELECT source, started_at, finished_at, policy, outcome, report, error FROM sync_history ORDER BY id DESC LIMIT ?",
+            [.integer(Int64(limit))]
+        ) { row in
+            SyncHistoryEntry(
+                source: row.text(0), startedAt: Timestamp.parse(row.text(1)) ?? Date(timeIntervalSince1970: 0),
+                finishedAt: Timestamp.parse(row.text(2)) ?? Date(timeIntervalSince1970: 0),
+                policy: SyncPolicy(rawValue: row.text(3)) ?? .keepExisting,
+                outcome: SyncHistoryEntry.Outcome(rawValue: row.text(4)) ?? .failed,
+                reportJSON: row.optionalText(5), error: row.optionalText(6))
+        }
+    }
+}
+
+/// One sync as the history remembers it.
+public struct SyncHistoryEntry: Sendable, Equatable {
+    public enum Outcome: String, Sendable, Codable {
+        case applied
+        case upToDate = "up-to-date"
+        case failed
+        case appliedWithImageFailures = "applied-with-image-failures"
+    }
+
+    public var source: String
+    public var startedAt: Date
+    public var finishedAt: Date
+    public var policy: SyncPolicy
+    public var outcome: Outcome
+    /// The report's counts as compact JSON, when the sync got that far.
+    public var reportJSON: String?
+    public var error: String?
+    var report: SyncReport?
+
+    init(source: String, startedAt: Date, finishedAt: Date, policy: SyncPolicy, outcome: Outcome,
+         report: SyncReport? = nil, reportJSON: String? = nil, error: String? = nil) {
+        self.source = source
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.policy = policy
+        self.outcome = outcome
+        self.report = report
+        self.reportJSON = reportJSON ?? report.map { JSONWriter(pretty: false).string($0.jsonValue) }
+        self.error = error
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        (lhs.source, lhs.startedAt, lhs.finishedAt, lhs.policy, lhs.outcome) == (rhs.source, rhs.startedAt, rhs.finishedAt, rhs.policy, rhs.outcome)
+            && lhs.reportJSON == rhs.reportJSON && lhs.error == rhs.error
+    }
+
+    public var jsonValue: JSONValue {
+        var members = [
+            JSONMember("source", .string(source)), JSONMember("startedAt", .string(Timestamp.format(startedAt))),
+            JSONMember("finishedAt", .string(Timestamp.format(finishedAt))), JSONMember("policy", .string(policy.rawValue)),
+            JSONMember("outcome", .string(outcome.rawValue)),
+        ]
+        if let reportJSON, let parsed = try? JSONParser.parse(Data(reportJSON.utf8)) { members.append(JSONMember("report", parsed)) }
+        if let error { members.append(JSONMember("error", .string(error))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,22 @@
+import ArgumentParser
+import Store
+
+struct SyncHistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "history", abstract: "Recent syncs, newest first.")
+
+    @OptionGroup var store: StoreOptions
+    @Flag(help: "Print a JSON array.") var json = false
+    @Option(help: "How many to show (default 20).") var limit: Int = 20
+
+    func run() async throws {
+        let opened = try await store.open()
+        let entries = try await withStoreErrors(store.resolvedPath) { try await opened.syncHistory(limit: limit) }
+        if json { return Output.printJSON(.array(entries.map(\.jsonValue))) }
+        var table = Table("STARTED AT", "SOURCE", "POLICY", "OUTCOME", "DETAIL")
+        for entry in entries {
+            table.append(Timestamp.format(entry.startedAt), entry.source, entry.policy.rawValue, entry.outcome.rawValue,
+                         entry.error ?? entry.reportJSON ?? "")
+        }
+        Output.print(table.render())
+    }
+}
