@@ -4,20 +4,53 @@ import Store
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Write the whole store as a version-1 feed (stdout or --out).")
+        commandName: "export",
+        abstract: "Write the whole store as a version-1 feed: to stdout, a file, or pages in a folder.",
+        discussion: """
+            With --page-size N, --out is a folder: feed.json holds the first N records and links to \
+            feed-2.json through `next`, and so on. Serve the folder with any static HTTP server; \
+            clients sync from .../feed.json and revalidate with ETags.
+            """
+    )
 
     @OptionGroup var store: StoreOptions
-    @Option(help: "Write to this file instead of stdout.") var out: String?
+    @Option(help: "Write to this file (or, with --page-size, this folder) instead of stdout.") var out: String?
     @Flag(name: .customLong("no-image-data"), help: "Leave out image bytes (urls and content types only).") var noImageData = false
+    @Option(name: .customLong("page-size"), help: "Records per page; needs --out FOLDER.") var pageSize: Int?
+
+    func validate() throws {
+        if let pageSize {
+            if pageSize < 1 { throw ValidationError("--page-size: must be at least 1") }
+            if out == nil { throw ValidationError("--page-size needs --out FOLDER") }
+        }
+    }
 
     func run() async throws {
         let opened = try await store.open()
-        let feed = try await withStoreErrors(store.resolvedPath) { try await opened.exportFeed(includingImageData: !noImageData) }
-        guard let out else { return Output.writeRaw(Data(feed.utf8)) }
+        let pages = try await withStoreErrors(store.resolvedPath) {
+            try await opened.exportFeedPages(pageSize: pageSize, includingImageData: !noImageData)
+        }
+        guard let out else { return Output.writeRaw(Data(pages[0].text.utf8)) }
+        guard pageSize != nil else { return try write(pages[0].text, to: out) }
         do {
-            try Data(feed.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
-            throw CLIError("\(out): cannot write: \(error.localizedDescription)")
+            throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
+        }
+        // Pages of an earlier, longer export would be unreachable but confusing: remove them.
+        let names = Set(pages.map(\.name))
+        let stale = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
+            .filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") && !names.contains($0) }
+        for name in stale { try? FileManager.default.removeItem(atPath: out + "/" + name) }
+        for page in pages { try write(page.text, to: out + "/" + page.name) }
+        Output.printError("wrote \(pages.count) page\(pages.count == 1 ? "" : "s") to \(out)")
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError("\(path): cannot write: \(error.localizedDescription)")
         }
     }
 }
