@@ -27,6 +27,8 @@ public final class Store: Sendable {
     let fetchCoalescer = FetchCoalescer()
     /// Shares one download among concurrent loads of one image URL.
     let imagePipeline = ImagePipeline()
+    /// Tells observers of committed transactions, from this process and others.
+    let changeMonitor: ChangeMonitor
 
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
@@ -51,17 +53,21 @@ public final class Store: Sendable {
         public var transport: HTTPTransport = .live
         /// Retries of failed HTTP requests (backoff with jitter, Retry-After honoured).
         public var retryPolicy = RetryPolicy()
+        /// How often observers look for changes committed by other processes on the same file.
+        public var observationPollInterval: Duration = .milliseconds(250)
         /// The jitter source for retry backoff, in 0..<1.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
         public init() {}
     }
 
-    private init(path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?) {
+    private init(path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor) {
         self.path = path
         self.configuration = configuration
         self.writer = writer
         self.readers = readers
+        self.changeMonitor = changeMonitor
+        changeMonitor.attach(self)
     }
 
     /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it.
@@ -80,14 +86,18 @@ public final class Store: Sendable {
 
     private convenience init(opening path: String?, configuration: Configuration) throws {
         let options = Database.OpenOptions(readOnly: false, create: true, busyTimeout: configuration.busyTimeout)
-        let writer = try DatabaseWriter(path: path ?? ":memory:", options: options, onCommit: { _ in }) { database in
+        let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
+        let writer = try DatabaseWriter(
+            path: path ?? ":memory:", options: options, now: configuration.clock.now, onCommit: { _ in monitor.poke() }
+        ) { database in
             if path != nil { try Self.enableWAL(database) }
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
         self.init(
             path: path, configuration: configuration, writer: writer,
-            readers: path.map { ReaderPool(path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout) })
+            readers: path.map { ReaderPool(path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout) },
+            changeMonitor: monitor)
     }
 
     // MARK: Reading and writing
@@ -121,6 +131,7 @@ public final class Store: Sendable {
 
     /// Closes the store's connections. Later calls throw `StoreError.closed`.
     public func close() async {
+        changeMonitor.close()
         await writer.close()
         readers?.close()
     }

@@ -18,6 +18,9 @@ actor DatabaseWriter {
     private var pending: [PendingWrite] = []
     private var flushScheduled = false
     private let onCommit: @Sendable ([Change]) -> Void
+    private let now: @Sendable () -> Date
+    /// Whether the change_log table exists (it does once migration 0006 ran); cached once true.
+    private var hasChangeLog = false
 
     /// A queued write: `run` performs it inside the open transaction and returns its error, if
     /// any; `finish` answers the caller once the transaction's fate is known.
@@ -29,6 +32,7 @@ actor DatabaseWriter {
     /// Opens the connection and runs `prepare` on it (pragmas, migrations) before any write.
     init(
         path: String, options: Database.OpenOptions,
+        now: @escaping @Sendable () -> Date,
         onCommit: @escaping @Sendable ([Change]) -> Void,
         prepare: (Database) throws -> Void
     ) throws {
@@ -36,6 +40,7 @@ actor DatabaseWriter {
         let database = try Database(path: path, options: options)
         try prepare(database)
         self.database = database
+        self.now = now
         self.onCommit = onCommit
     }
 
@@ -128,6 +133,11 @@ actor DatabaseWriter {
             return
         }
         do {
+            // The change log is written in the same transaction: observers in this process and
+            // in others learn of exactly the committed changes, never of a rolled-back write.
+            if !database.recordedChanges.isEmpty, try logsChanges(database) {
+                try ChangeLogTable(db: database).append(database.recordedChanges, committedAt: now())
+            }
             try database.executeScript("COMMIT TRANSACTION")
         } catch {
             database.rollbackIfNeeded()
@@ -139,6 +149,13 @@ actor DatabaseWriter {
         database.recordedChanges.removeAll()
         if !changes.isEmpty { onCommit(changes) }
         for (write, outcome) in zip(batch, outcomes) { write.finish(outcome) }
+    }
+
+    private func logsChanges(_ database: Database) throws -> Bool {
+        if !hasChangeLog {
+            hasChangeLog = try database.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log'") != nil
+        }
+        return hasChangeLog
     }
 
     private static func inSavepoint(_ database: Database, _ body: () -> (any Error)?) -> (any Error)? {

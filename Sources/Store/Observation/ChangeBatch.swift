@@ -1,0 +1,40 @@
+import Foundation
+
+/// The records changed by one committed write transaction, in this process or another.
+public struct ChangeBatch: Sendable, Equatable {
+    /// The transaction's position in the change log: increases with every logged transaction.
+    public let transaction: Int64
+    public let changes: [Change]
+
+    /// The kinds of record it touched.
+    public var kinds: Set<RecordKind> { Set(changes.map(\.kind)) }
+
+    /// Every event date it touched: old and new dates of moved events, dates of deleted ones.
+    public var eventDates: Set<CalendarDate> {
+        Set(changes.lazy.filter { $0.kind == .event }.flatMap(\.dates))
+    }
+}
+
+extension Change {
+    /// `{"kind": "event", "key": "e-1", "operation": "update", "dates": ["2026-06-08"]}`.
+    public var jsonValue: JSONValue {
+        var members = [
+            JSONMember("kind", .string(kind.rawValue)), JSONMember("key", .string(key)),
+            JSONMember("operation", .string(operation.rawValue)),
+        ]
+        if kind == .event { members.append(JSONMember("dates", .array(dates.map { .string($0.description) }))) }
+        return .object(members)
+    }
+
+    init?(json: JSONValue) {
+        guard case .string(let kindText)? = json["kind"], let kind = RecordKind(rawValue: kindText),
+              case .string(let key)? = json["key"],
+              case .string(let operationText)? = json["operation"], let operation = Operation(rawValue: operationText)
+        else { return nil }
+        var dates: [CalendarDate] = []
+        if case .array(let values)? = json["dates"] {
+            dates = values.compactMap { if case .string(let text) = $0 { CalendarDate(text) } else { nil } }
+        }
+        self.init(kind: kind, key: key, operation: operation, dates: dates)
+    }
+}

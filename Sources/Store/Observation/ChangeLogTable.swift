@@ -1,0 +1,37 @@
+import Foundation
+
+/// The `change_log` table: written by the writer inside each transaction, read by observers.
+struct ChangeLogTable {
+    let db: Database
+
+    /// Transactions kept in the log; older ones are pruned as new ones are written. An observer
+    /// that falls further behind is told to start over (see `ChangeMonitor`).
+    static let retainedTransactions: Int64 = 10_000
+
+    func append(_ changes: [Change], committedAt: Date) throws {
+        let json = JSONWriter(pretty: false).string(.array(changes.map(\.jsonValue)))
+        try db.execute("INSERT INTO change_log (committed_at, changes) VALUES (?, ?)",
+                       [.text(Timestamp.format(committedAt)), .text(json)])
+        let tx = try latestTransaction()
+        if tx % 100 == 0 {
+            try db.execute("DELETE FROM change_log WHERE tx <= ?", [.integer(tx - Self.retainedTransactions)])
+        }
+    }
+
+    func latestTransaction() throws -> Int64 {
+        try db.query("SELECT coalesce(max(tx), 0) FROM change_log") { $0.int64(0) }[0]
+    }
+
+    func oldestTransaction() throws -> Int64? {
+        try db.query("SELECT min(tx) FROM change_log") { $0.isNull(0) ? nil : $0.int64(0) }[0]
+    }
+
+    /// Logged transactions after `transaction`, in order.
+    func batches(after transaction: Int64) throws -> [ChangeBatch] {
+        try db.query("SELECT tx, changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in
+            let json = (try? JSONParser.parse(Data(row.text(1).utf8))) ?? .array([])
+            guard case .array(let values) = json else { return ChangeBatch(transaction: row.int64(0), changes: []) }
+            return ChangeBatch(transaction: row.int64(0), changes: values.compactMap(Change.init(json:)))
+        }
+    }
+}

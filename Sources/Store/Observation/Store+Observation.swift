@@ -1,0 +1,112 @@
+extension Store {
+    /// Observes a query as an `AsyncSequence` of its values.
+    ///
+    /// The protocol of this sequence:
+    /// - **First** it emits the current value.
+    /// - **Then** it emits after each committed transaction (in this process or in another
+    ///   process on the same file) that may have changed the value, never for a rolled-back one.
+    ///   Bursts of commits may be coalesced into one fetch, but the value after the last commit
+    ///   is always delivered. A value equal to the previous one is not emitted again.
+    /// - **Failure**: a change never makes it fail. If a fetch fails (a disk error, say), the
+    ///   sequence ends by throwing that error.
+    /// - **End**: it finishes when the consuming task is cancelled or the store is closed.
+    /// - **Cancellation** releases everything it held: its registration with the store and the
+    ///   read connection (connections are only borrowed for each fetch).
+    public func observe<Value>(_ observation: ValueObservation<Value>) -> AsyncThrowingStream<Value, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                // Signals that something relevant changed; buffering the newest one coalesces bursts.
+                let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                let id: Int?
+                do {
+                    // Subscribe before the first fetch, so no commit falls between the two.
+                    id = try await changeMonitor.subscribe(
+                        deliver: { batch in if batch.changes.contains(where: observation.isAffected) { signal.yield() } },
+                        finish: { signal.finish() })
+                } catch {
+                    continuation.finish(throwing: error)
+                    return
+                }
+                defer { if let id { changeMonitor.unsubscribe(id) } }
+                guard id != nil else { return continuation.finish() }
+                do {
+                    var last = try await read(observation.fetch)
+                    continuation.yield(last)
+                    for await _ in signals {
+                        if Task.isCancelled { break }
+                        let value = try await read(observation.fetch)
+                        if value != last {
+                            continuation.yield(value)
+                            last = value
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Every committed transaction that changed records of `kinds`, in order, as it commits here
+    /// or in another process on the same file.
+    ///
+    /// Protocol: emits one `ChangeBatch` per committed transaction (never for a rolled-back
+    /// one), from the moment of the call on; never fails; finishes when the consuming task is
+    /// cancelled or the store is closed; cancelling removes its registration.
+    public func changes(of kinds: Set<RecordKind> = Set(RecordKind.allCases)) -> AsyncStream<ChangeBatch> {
+        AsyncStream { continuation in
+            let task = Task {
+                let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
+                let id = try? await changeMonitor.subscribe(
+                    deliver: { batch in
+                        let relevant = batch.changes.filter { kinds.contains($0.kind) }
+                        if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
+                    },
+                    finish: { sink.finish() })
+                defer { if let id { changeMonitor.unsubscribe(id) } }
+                guard id != nil else { return continuation.finish() }
+                for await batch in batches {
+                    if Task.isCancelled { break }
+                    continuation.yield(batch)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Live subscriptions to this store's changes (for tests that check nothing leaks).
+    public var observerCount: Int { changeMonitor.subscriberCount }
+}
+
+extension EventStore {
+    /// The set of dates whose events changed, once per committed transaction that changed
+    /// events: the old and the new date of a moved event, the date of a deleted one. A sync that
+    /// touches many dates emits them all at once. Same protocol as `Store.changes(of:)`.
+    public func changedDates() -> AsyncStream<Set<CalendarDate>> {
+        let changes = store.changes(of: [.event])
+        return AsyncStream { continuation in
+            let task = Task {
+                for await batch in changes {
+                    let dates = batch.eventDates
+                    if !dates.isEmpty { continuation.yield(dates) }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Observes the events of one month (see `Store.observe(_:)` for the protocol).
+    public func observe(month: YearMonth) -> AsyncThrowingStream<[Event], any Error> { store.observe(.events(in: month)) }
+}
+
+extension FrameworkStore {
+    /// Observes every framework (see `Store.observe(_:)` for the protocol).
+    public func observeAll() -> AsyncThrowingStream<[Framework], any Error> { store.observe(.allFrameworks) }
+
+    /// Observes one framework by id; nil while there is none.
+    public func observe(id: String) -> AsyncThrowingStream<Framework?, any Error> { store.observe(.framework(id: id)) }
+}

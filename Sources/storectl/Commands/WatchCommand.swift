@@ -1,0 +1,56 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Store
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print one line per committed change, from this or any other process, until interrupted.",
+        discussion: """
+            Lines read `TIME OPERATION KIND KEY [DATES]`; with --json, one object per line: \
+            {"kind", "key", "operation"} plus "dates" for events. Ctrl-C (SIGINT) or SIGTERM ends \
+            it with status 0.
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "Only this kind: framework, order, event or image.") var kind: RecordKind?
+    @Flag(help: "Print JSON lines.") var json = false
+
+    func run() async throws {
+        let opened = try await store.open()
+        let kinds: Set<RecordKind> = kind.map { [$0] } ?? Set(RecordKind.allCases)
+        let json = json
+        let watching = Task {
+            for await batch in opened.changes(of: kinds) {
+                for change in batch.changes { Output.print(Self.line(change, json: json)) }
+            }
+        }
+        let signals = Self.onInterrupt { watching.cancel() }
+        if !json { Output.printError("watching \(store.resolvedPath) for changes; Ctrl-C to stop") }
+        await watching.value
+        signals.forEach { $0.cancel() }
+        await opened.close()
+    }
+
+    static func line(_ change: Change, json: Bool) -> String {
+        if json { return JSONWriter(pretty: false).string(change.jsonValue) }
+        var text = "\(Timestamp.format(Date())) \(change.operation.rawValue) \(change.kind) \(change.key)"
+        if !change.dates.isEmpty { text += " " + change.dates.map(\.description).joined(separator: ",") }
+        return text
+    }
+
+    /// Runs `handler` on SIGINT or SIGTERM instead of dying, so the command can end cleanly.
+    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+}
+
+extension RecordKind: ExpressibleByArgument {}
