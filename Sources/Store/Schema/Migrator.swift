@@ -26,6 +26,16 @@ struct Migrator: Sendable {
     /// Applies every pending migration and returns those it applied.
     @discardableResult
     func migrate(_ db: Database) throws -> [Migration] {
+        // Usually every migration is already recorded: check that in a read transaction, which
+        // in WAL mode takes no write lock, so opening a migrated store neither waits for nor
+        // blocks other processes' writers (it used to take the write lock once per migration).
+        if !migrations.isEmpty {
+            let records = try db.inTransaction(.deferred) { try recorded(db) }
+            if migrations.allSatisfy({ migration in records.contains { $0.version == migration.version } }) {
+                try verify(records)
+                return []
+            }
+        }
         try db.inTransaction(.immediate) {
             try db.executeScript("""
                 CREATE TABLE IF NOT EXISTS \(Self.table) (

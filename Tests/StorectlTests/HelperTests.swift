@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+/// The harness itself: a hung process is killed at its time limit, and no run may reach a
+/// store outside the test's temporary directory.
+@Suite("storectl test harness")
+struct HelperTests {
+    @Test("a run past its time limit is killed and reported as timed out")
+    func timeout() async throws {
+        let storectl = try Storectl()
+        let started = Date()
+        let result = try await storectl.run(["-c", "sleep 30", try Storectl.executableURL().path], shell: true, timeout: 0.5)
+        #expect(result.timedOut)
+        #expect(result.status == 128 + SIGKILL)
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("runs are confined to the temporary directory")
+    func isolation() async throws {
+        let storectl = try Storectl()
+        #expect(storectl.environment()["STORECTL_DB"] == storectl.db)
+        #expect(storectl.environment()["HOME"] == storectl.home)
+        #expect(storectl.environment()["XDG_DATA_HOME"] == storectl.dataHome)
+        await #expect(throws: StorectlError.self) {
+            try await storectl.run(["frameworks", "list"], environment: ["STORECTL_DB": "/tmp/elsewhere.sqlite"])
+        }
+        await #expect(throws: StorectlError.self) {
+            try await storectl.run(["frameworks", "list"], environment: ["HOME": NSHomeDirectory(), "STORECTL_DB": nil])
+        }
+    }
+}
