@@ -86,6 +86,12 @@ extension Store {
             return report
         }
         try await downloadImages(downloads, into: &report, options: options)
+        if report.images.failed > 0 {
+            // Forget the validators, so the next sync fetches the feed again (no 304) and retries
+            // the images that failed.
+            let now = configuration.clock.now()
+            try await write { try SyncStateTable(db: $0).saveSource(key, validators: SourceValidators(), syncedAt: now) }
+        }
         return report
     }
 

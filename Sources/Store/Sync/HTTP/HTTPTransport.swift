@@ -58,8 +58,8 @@ public struct HTTPTransport: Sendable {
     }
 }
 
-/// Why an HTTP exchange failed. Descriptions name the URL; none ever includes a header value
-/// (the bearer token must never be printed).
+/// Why an HTTP exchange failed. Descriptions name the URL without its user and password; none
+/// ever includes a header value (the bearer token must never be printed).
 public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No connection, reset, DNS failure, ...: retried.
     case connectionFailed(url: URL, reason: String)
@@ -87,15 +87,15 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .connectionFailed(let url, let reason): "\(url.absoluteString): cannot connect: \(reason)"
-        case .timedOut(let url, let after): "\(url.absoluteString): timed out after \(after)"
+        case .connectionFailed(let url, let reason): "\(FeedSource.redacted(url)): cannot connect: \(reason)"
+        case .timedOut(let url, let after): "\(FeedSource.redacted(url)): timed out after \(after)"
         case .truncated(let url, let expected, let received):
-            "\(url.absoluteString): the body was cut short (\(received) of \(expected) bytes)"
-        case .tooLarge(let url, let limit): "\(url.absoluteString): the body is larger than the limit of \(limit) bytes"
-        case .tooManyRedirects(let url, let limit): "\(url.absoluteString): more than \(limit) redirects"
+            "\(FeedSource.redacted(url)): the body was cut short (\(received) of \(expected) bytes)"
+        case .tooLarge(let url, let limit): "\(FeedSource.redacted(url)): the body is larger than the limit of \(limit) bytes"
+        case .tooManyRedirects(let url, let limit): "\(FeedSource.redacted(url)): more than \(limit) redirects"
         case .redirectRefused(let from, let to, let reason):
-            "\(from.absoluteString): refused to follow the redirect to \(to.absoluteString): \(reason)"
-        case .status(let url, let code): "\(url.absoluteString): HTTP \(code)"
+            "\(FeedSource.redacted(from)): refused to follow the redirect to \(FeedSource.redacted(to)): \(reason)"
+        case .status(let url, let code): "\(FeedSource.redacted(url)): HTTP \(code)"
         }
     }
 }

@@ -29,10 +29,11 @@ extension HTTPTransport {
 final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // Why @unchecked Sendable is safe: the only mutable stored property is `state`, and it is
     // read and written only while `lock` is held (every access goes through `withState`).
-    // Everything else is a `let` of a Sendable type. Work that calls out of the object
-    // (resuming the continuation, cancelling the task, invalidating the session) is done
-    // after the lock is released, on values taken out of `state` under the lock, so no
-    // callback can re-enter the lock.
+    // Everything else is a `let` of a Sendable type. Resuming the caller, cancelling the task
+    // and invalidating the session happen after the lock is released, on values taken out of
+    // `state` under it. The two calls made with the lock held (`task.resume()` and a redirect's
+    // completion handler) only queue work on URLSession's own queues; URLSession calls this
+    // delegate asynchronously on `delegateQueue`, so nothing re-enters the lock.
     private let request: HTTPRequest
     private let exchangeTimeout: Duration
     private let lock = NSLock()
@@ -110,57 +111,73 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         // The session keeps its delegate (self) alive until it is invalidated in `finish`.
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         let task = session.dataTask(with: urlRequest)
+        let watchdog = Task { [self] in await watch() }
+        // Resumed under the lock, so that no cancellation can reach the task before it runs.
         let earlyFailure: (any Error)? = withState { state in
             if state.finished { return state.earlyFailure ?? CancellationError() }
             state.continuation = continuation
             state.session = session
             state.task = task
+            state.watchdog = watchdog
             let now = ContinuousClock.now
             state.started = now
             state.lastActivity = now
+            task.resume()
             return nil
         }
         if let earlyFailure {
+            // Never resumed, so no redirect can be pending: cancelling is safe here.
+            watchdog.cancel()
             session.invalidateAndCancel()
             continuation.resume(throwing: earlyFailure)
-            return
         }
-        let watchdog = Task { [self] in await watch() }
-        let alreadyFinished = withState { state in
-            if state.finished { return true }
-            state.watchdog = watchdog
-            return false
+    }
+
+    /// What `settle` takes out of the state: the things to release once the lock is let go.
+    private struct Settled {
+        var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var session: URLSession?
+        var task: URLSessionDataTask?
+        var watchdog: Task<Void, Never>?
+    }
+
+    /// Marks the outcome decided (call with the lock held); nil when it already was.
+    private static func settle(_ state: inout State, _ result: Result<HTTPResponse, any Error>) -> Settled? {
+        guard !state.finished else { return nil }
+        state.finished = true
+        if state.continuation == nil, case .failure(let error) = result {
+            state.earlyFailure = error
         }
-        if alreadyFinished { watchdog.cancel() }
-        task.resume()
+        let settled = Settled(continuation: state.continuation, session: state.session, task: state.task,
+                              watchdog: state.watchdog)
+        state.continuation = nil
+        state.session = nil
+        state.task = nil
+        state.watchdog = nil
+        state.body = Data()
+        return settled
+    }
+
+    /// Resumes the caller and releases the transfer (call without the lock). `cancelTask` is
+    /// false when the task has ended or is ending by itself.
+    private func release(_ settled: Settled?, _ result: Result<HTTPResponse, any Error>, cancelTask: Bool) {
+        guard let settled else { return }
+        settled.continuation?.resume(with: result)
+        settled.watchdog?.cancel()
+        if cancelTask { settled.task?.cancel() }
+        // Not invalidateAndCancel: that would cancel the task a second time. The session lets
+        // go of its delegate (self) once the task is over.
+        settled.session?.finishTasksAndInvalidate()
     }
 
     /// Decides the outcome once: resumes the caller, stops the transfer, frees the session.
-    private func finish(_ result: Result<HTTPResponse, any Error>) {
-        let taken: (CheckedContinuation<HTTPResponse, any Error>?, URLSession?, URLSessionDataTask?, Task<Void, Never>?)? =
-            withState { state in
-                guard !state.finished else { return nil }
-                state.finished = true
-                if state.continuation == nil, case .failure(let error) = result {
-                    state.earlyFailure = error
-                }
-                let taken = (state.continuation, state.session, state.task, state.watchdog)
-                state.continuation = nil
-                state.session = nil
-                state.task = nil
-                state.watchdog = nil
-                state.body = Data()
-                return taken
-            }
-        guard let (continuation, session, task, watchdog) = taken else { return }
-        continuation?.resume(with: result)
-        watchdog?.cancel()
-        if case .failure = result { task?.cancel() }
-        session?.invalidateAndCancel()
+    private func finish(_ result: Result<HTTPResponse, any Error>, cancelTask: Bool = true) {
+        let settled = withState { Self.settle(&$0, result) }
+        release(settled, result, cancelTask: cancelTask)
     }
 
-    private func fail(_ error: HTTPError) {
-        finish(.failure(error))
+    private func fail(_ error: HTTPError, cancelTask: Bool = true) {
+        finish(.failure(error), cancelTask: cancelTask)
     }
 
     /// Enforces both timeouts independently of the platform's timers: the idle timeout
@@ -244,41 +261,56 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        guard let target = newRequest.url else {
-            fail(.connectionFailed(url: request.url, reason: "a redirect without a target URL"))
-            completionHandler(nil)
-            return
-        }
-        let decision = withState { state -> Result<URL, HTTPError>? in
+        // The completion handler is called while the lock is held, and never once the outcome
+        // is decided. Reason: deciding the outcome cancels the task, and FoundationNetworking
+        // traps ("Received callback for HTTP redirection, but we're not waiting for it") when a
+        // redirect handler is answered after its task was cancelled. Under the lock, either the
+        // answer is queued before any cancellation, or the task is cancelled and the handler is
+        // left unanswered (the cancelled task needs no answer, on any platform).
+        let refused = withState { state -> (settled: Settled?, error: HTTPError)? in
             guard !state.finished else { return nil }
             state.lastActivity = .now
             let from = response.url ?? state.currentURL
-            state.redirects += 1
-            if state.redirects > request.maximumRedirects {
-                return .failure(.tooManyRedirects(url: request.url, limit: request.maximumRedirects))
+            let decision: HTTPError?
+            if let target = newRequest.url {
+                state.redirects += 1
+                if state.redirects > request.maximumRedirects {
+                    decision = .tooManyRedirects(url: request.url, limit: request.maximumRedirects)
+                } else {
+                    // The Location header is checked as well as the URL URLSession proposes:
+                    // FoundationNetworking turns "Location: file:///etc/passwd" into a request
+                    // for /etc/passwd on the same http origin, which would pass the rules.
+                    let location = Self.header("location", of: response)
+                        .flatMap { URL(string: $0, relativeTo: from)?.absoluteURL }
+                    decision = [location, target].lazy.compactMap { $0 }.compactMap { to in
+                        RedirectRule.refusal(from: from, to: to).map {
+                            HTTPError.redirectRefused(from: from, to: to, reason: $0)
+                        }
+                    }.first
+                }
+                if decision == nil {
+                    state.currentURL = target
+                    var next = newRequest
+                    if !RedirectRule.isSameOrigin(from, target) {
+                        // The bearer token is for the origin the caller named, not for
+                        // wherever that origin points.
+                        next.setValue(nil, forHTTPHeaderField: "Authorization")
+                        next.setValue(nil, forHTTPHeaderField: "Cookie")
+                    }
+                    completionHandler(next)
+                    return nil
+                }
+            } else {
+                decision = .connectionFailed(url: from, reason: "a redirect without a target URL")
             }
-            do throws(HTTPError) {
-                try RedirectRule.check(from: from, to: target)
-            } catch {
-                return .failure(error)
-            }
-            state.currentURL = target
-            return .success(from)
+            // Not followed: the redirect response becomes the task's last, so the task ends by
+            // itself and is not cancelled.
+            completionHandler(nil)
+            let error = decision!
+            return (Self.settle(&state, .failure(error)), error)
         }
-        switch decision {
-        case nil:
-            completionHandler(nil)
-        case .failure(let error):
-            fail(error)
-            completionHandler(nil)
-        case .success(let from):
-            var next = newRequest
-            if !RedirectRule.isSameOrigin(from, target) {
-                // The bearer token is for the origin the caller named, not wherever it points.
-                next.setValue(nil, forHTTPHeaderField: "Authorization")
-                next.setValue(nil, forHTTPHeaderField: "Cookie")
-            }
-            completionHandler(next)
+        if let refused {
+            release(refused.settled, .failure(refused.error), cancelTask: false)
         }
     }
 
@@ -295,25 +327,34 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
             if let expected, snapshot.body.count < expected, !Self.isTimeout(error), !Self.isCancellation(error) {
                 // The connection ended inside the body (libcurl reports it as a lost connection
                 // or a partial file, Apple platforms as a lost connection).
-                fail(.truncated(url: url, expected: expected, received: snapshot.body.count))
+                fail(.truncated(url: url, expected: expected, received: snapshot.body.count), cancelTask: false)
             } else {
-                fail(map(error, url: url))
+                fail(map(error, url: url), cancelTask: false)
             }
             return
         }
         guard let response = snapshot.response else {
-            fail(.connectionFailed(url: url, reason: "the exchange ended without a response"))
+            fail(.connectionFailed(url: url, reason: "the exchange ended without a response"), cancelTask: false)
             return
         }
         if let expected, snapshot.body.count < expected {
-            fail(.truncated(url: url, expected: expected, received: snapshot.body.count))
+            fail(.truncated(url: url, expected: expected, received: snapshot.body.count), cancelTask: false)
             return
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
             headers[String(describing: name).lowercased()] = String(describing: value)
         }
-        finish(.success(HTTPResponse(url: url, status: response.statusCode, headers: headers, body: snapshot.body)))
+        // A redirect URLSession did not offer to follow (FoundationNetworking does not offer one
+        // to a scheme it cannot load, such as file:) is still a redirect the rules refuse.
+        if [301, 302, 303, 307, 308].contains(response.statusCode), let location = headers["location"],
+           let target = URL(string: location, relativeTo: url)?.absoluteURL,
+           let reason = RedirectRule.refusal(from: url, to: target) {
+            fail(.redirectRefused(from: url, to: target, reason: reason), cancelTask: false)
+            return
+        }
+        finish(.success(HTTPResponse(url: url, status: response.statusCode, headers: headers, body: snapshot.body)),
+               cancelTask: false)
     }
 
     // MARK: Errors
@@ -325,9 +366,14 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         let status = response.statusCode
         guard response.expectedContentLength >= 0, !(100..<200).contains(status), status != 204, status != 304
         else { return nil }
-        let encoding = response.allHeaderFields.first { String(describing: $0.key).lowercased() == "content-encoding" }
-        if let encoding, String(describing: encoding.value).lowercased() != "identity" { return nil }
+        if let encoding = header("content-encoding", of: response), encoding.lowercased() != "identity" { return nil }
         return Int(exactly: response.expectedContentLength)
+    }
+
+    /// A response header by case-insensitive name.
+    private static func header(_ name: String, of response: HTTPURLResponse) -> String? {
+        response.allHeaderFields.first { String(describing: $0.key).lowercased() == name }
+            .map { String(describing: $0.value) }
     }
 
     private static func urlErrorCode(_ error: any Error) -> Int? {
