@@ -64,3 +64,19 @@ public struct FeedTombstones: Sendable, Equatable {
         }
     }
 }
+
+extension Feed {
+    /// Parses and validates one feed page (its `next` link is not followed): the checks sync
+    /// makes before writing anything. Throws `FeedValidationError` listing every problem, each
+    /// named with `source` and its JSON path.
+    public static func decode(_ data: Data, source: String = "feed",
+                              pageURL: URL = URL(string: "https://feed.invalid/feed.json")!) throws -> Feed {
+        var validator = FeedValidator()
+        do {
+            _ = validator.add(try JSONParser.parse(data), source: source, pageURL: pageURL)
+        } catch let error as JSONParseError {
+            validator.report(source: source, path: "", message: "not valid JSON: \(error)")
+        }
+        return try validator.finish()
+    }
+}

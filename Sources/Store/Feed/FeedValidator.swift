@@ -11,9 +11,11 @@ struct FeedValidator {
     private(set) var feed = Feed()
     private var problems: [FeedProblem] = []
     private var problemCount = 0
-    /// Where each key was first seen, per kind: for duplicate reports.
-    private var seen: [RecordKind: [String: String]] = [:]
-    private var tombstoned: [RecordKind: [String: String]] = [:]
+    /// Where each key was first seen, per kind: for duplicate reports. Keyed by the exact
+    /// UTF-8 bytes, as SQLite compares keys: Swift's `String ==` treats canonically equivalent
+    /// strings ("é" and "e\u{301}") as equal, yet they are two distinct records in the store.
+    private var seen: [RecordKind: [ExactKey: String]] = [:]
+    private var tombstoned: [RecordKind: [ExactKey: String]] = [:]
     private var source = ""
 
     /// Validates one page and returns its `next` link, if any (unresolved).
@@ -197,12 +199,12 @@ struct FeedValidator {
                         problem(elementPath, "\(quote(key)) \(reason)")
                         continue
                     }
-                    if let first = seen[kind]?[key] {
+                    if let first = seen[kind]?[ExactKey(key)] {
                         problem(elementPath, "\(quote(key)) is also in \(first): a record cannot be both sent and deleted")
-                    } else if let first = tombstoned[kind]?[key] {
+                    } else if let first = tombstoned[kind]?[ExactKey(key)] {
                         problem(elementPath, "\(quote(key)) is already deleted at \(first)")
                     } else {
-                        tombstoned[kind, default: [:]][key] = "\(source): \(elementPath)"
+                        tombstoned[kind, default: [:]][ExactKey(key)] = "\(source): \(elementPath)"
                         feed.deleted[kind].append(key)
                     }
                 }
@@ -225,15 +227,15 @@ struct FeedValidator {
     /// Records that `key` appears at `path`; false (with a problem) if it already appeared.
     private mutating func noteKey(_ key: String, kind: RecordKind, at path: String) -> Bool {
         let location = "\(source): \(path)"
-        if let first = seen[kind]?[key] {
+        if let first = seen[kind]?[ExactKey(key)] {
             problem(path, "\(quote(key)) is a duplicate: it already appears at \(first)")
             return false
         }
-        if let first = tombstoned[kind]?[key] {
+        if let first = tombstoned[kind]?[ExactKey(key)] {
             problem(path, "\(quote(key)) is also deleted at \(first): a record cannot be both sent and deleted")
             return false
         }
-        seen[kind, default: [:]][key] = location
+        seen[kind, default: [:]][ExactKey(key)] = location
         return true
     }
 
@@ -326,4 +328,10 @@ struct FeedValidator {
         let clipped = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
         return "'\(clipped)'"
     }
+}
+
+/// A key compared byte for byte (UTF-8), as SQLite compares TEXT keys.
+private struct ExactKey: Hashable {
+    let bytes: [UInt8]
+    init(_ key: String) { bytes = Array(key.utf8) }
 }

@@ -15,7 +15,9 @@ actor ImagePipeline {
         case downloaded
     }
 
-    private var inFlight: [String: Task<Outcome, any Error>] = [:]
+    /// Keyed by the url's exact UTF-8 bytes, as SQLite compares keys (Swift's `String ==` would
+    /// merge canonically equivalent urls that the cache keeps apart).
+    private var inFlight: [[UInt8]: Task<Outcome, any Error>] = [:]
     /// Downloads started (for tests and benchmarks: must equal the distinct URLs requested).
     private(set) var downloadCount = 0
 
@@ -23,7 +25,8 @@ actor ImagePipeline {
     func load(
         _ url: String, from location: URL, store: Store, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
     ) async throws -> Outcome {
-        if let task = inFlight[url] { return try await task.value }
+        let key = Array(url.utf8)
+        if let task = inFlight[key] { return try await task.value }
         let task = Task<Outcome, any Error> {
             if try await store.images.contains(url) { return .alreadyCached }
             self.countDownload()
@@ -35,9 +38,9 @@ actor ImagePipeline {
             }
             return inserted ? .downloaded : .alreadyCached
         }
-        inFlight[url] = task
+        inFlight[key] = task
         // Only the caller that started the task removes it, and only if it is still this one.
-        defer { if inFlight[url] == task { inFlight[url] = nil } }
+        defer { if inFlight[key] == task { inFlight[key] = nil } }
         return try await task.value
     }
 

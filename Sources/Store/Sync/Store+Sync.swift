@@ -47,7 +47,13 @@ extension Store {
         let key = source.key
         let validators = try await read { try SyncStateTable(db: $0).validators(for: key) }
         let loader = FeedLoader(fetcher: fetcher, options: options)
-        let coalescingKey = "\(key)\n\(validators?.etag ?? "")\n\(validators?.lastModified ?? "")"
+        // Only syncs that would make the very same requests share a fetch: same source, validators,
+        // token and limits (a sync without the token must not receive a feed fetched with it).
+        let coalescingKey = [
+            key, validators?.etag ?? "", validators?.lastModified ?? "",
+            String(FNV1a.hash(options.bearerToken ?? "")), String(options.maximumBytes), String(options.maximumPages),
+            String(describing: options.timeout),
+        ].joined(separator: "\n")
         let (fetched, feed) = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied

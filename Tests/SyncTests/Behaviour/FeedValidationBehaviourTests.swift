@@ -1,0 +1,351 @@
+import Foundation
+import Testing
+@testable import Store
+
+/// One invalid feed and what its error must say: each expected problem is a JSON path (empty
+/// for the document) and a fragment of its message.
+struct InvalidFeed: Sendable, CustomTestStringConvertible {
+    let name: String
+    let body: Data
+    let expected: [(path: String, fragment: String)]
+    /// The total problem count, when the case pins it.
+    var total: Int?
+
+    var testDescription: String { name }
+
+    init(_ name: String, _ text: String, _ expected: [(String, String)], total: Int? = nil) {
+        self.init(name, Data(text.utf8), expected, total: total)
+    }
+
+    init(_ name: String, _ body: Data, _ expected: [(String, String)], total: Int? = nil) {
+        self.name = name
+        self.body = body
+        self.expected = expected.map { (path: $0.0, fragment: $0.1) }
+        self.total = total
+    }
+
+    static let framework = #"{"id": "f", "name": "F", "imageName": "f", "urlString": "https://f.example", "description": "d"}"#
+    static let item = #"{"itemName": "Milk", "price": 2.49, "aisle": 3}"#
+
+    static func order(price: String) -> String {
+        #"{"id": "o-1", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "Milk", "price": \#(price), "aisle": 3}]}"#
+    }
+
+    static let all: [InvalidFeed] = [
+        InvalidFeed("truncated", #"{"version": 1, "frameworks": [\#(framework)"#,
+                    [("", "not valid JSON"), ("", "end of the document")], total: 1),
+        InvalidFeed("trailing garbage", #"{"version": 1} {"version": 1}"#, [("", "after the end of the document")], total: 1),
+        InvalidFeed("lone surrogate", #"{"version": 1, "events": [{"id": "e", "title": "\ud800", "date": "2026-01-01"}]}"#,
+                    [("", "lone surrogate")], total: 1),
+        InvalidFeed("lone low surrogate", #"{"version": 1, "events": [{"id": "e", "title": "x\udc00y", "date": "2026-01-01"}]}"#,
+                    [("", "lone surrogate")], total: 1),
+        InvalidFeed("invalid UTF-8", Data(#"{"version": 1, "events": [{"id": "e", "title": ""#.utf8) + Data([0xC3, 0x28, 0xFF])
+                        + Data(#"", "date": "2026-01-01"}]}"#.utf8),
+                    [("", "invalid UTF-8")], total: 1),
+        InvalidFeed("raw NUL in a string", Data(#"{"version": 1, "events": [{"id": "e", "title": "a"#.utf8) + Data([0])
+                        + Data(#"b", "date": "2026-01-01"}]}"#.utf8),
+                    [("", "control character U+0000")], total: 1),
+        InvalidFeed("1e999 as a price", #"{"version": 1, "orders": [\#(order(price: "1e999"))]}"#,
+                    [("orders[0].items[0].price", "1e999 is not an amount of money")], total: 1),
+        InvalidFeed("price with 3 decimals", #"{"version": 1, "orders": [\#(order(price: "2.499"))]}"#,
+                    [("orders[0].items[0].price", "2.499")], total: 1),
+        InvalidFeed("negative price", #"{"version": 1, "orders": [\#(order(price: "-0.01"))]}"#,
+                    [("orders[0].items[0].price", "-0.01")], total: 1),
+        InvalidFeed("price as a string", #"{"version": 1, "orders": [\#(order(price: "\"2.49\""))]}"#,
+                    [("orders[0].items[0].price", "expected a number, found the string '2.49'")], total: 1),
+        InvalidFeed("duplicate keys", #"{"version": 1, "frameworks": [{"id": "a", "id": "b", "name": "F", "imageName": "f", "urlString": "u", "description": "d"}]}"#,
+                    [("frameworks[0]", "the member 'id' appears more than once")], total: 1),
+        InvalidFeed("duplicate version key", #"{"version": 1, "version": 1}"#,
+                    [("", "the member 'version' appears more than once")], total: 1),
+        InvalidFeed("nesting 100,000 levels deep",
+                    #"{"version": 1, "extra": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
+                    [("", "nesting is deeper than 256 levels")], total: 1),
+        InvalidFeed("version 2", #"{"version": 2}"#, [("version", "must be 1, found the number 2")], total: 1),
+        InvalidFeed("version \"1\"", #"{"version": "1"}"#, [("version", "must be 1, found the string '1'")], total: 1),
+        InvalidFeed("version 1.0", #"{"version": 1.0}"#, [("version", "must be 1")], total: 1),
+        InvalidFeed("version missing", #"{"frameworks": []}"#, [("version", "is required")], total: 1),
+        InvalidFeed("duplicate id within a kind", #"{"version": 1, "frameworks": [\#(framework), \#(framework)]}"#,
+                    [("frameworks[1].id", "'f' is a duplicate: it already appears at")], total: 1),
+        InvalidFeed("same id in two kinds is fine, but not twice in events",
+                    #"{"version": 1, "frameworks": [\#(framework)], "events": [{"id": "f", "title": "t", "date": "2026-01-01"}, {"id": "f", "title": "t", "date": "2026-01-02"}]}"#,
+                    [("events[1].id", "duplicate")], total: 1),
+        InvalidFeed("missing fields", #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u"}], "orders": [{"id": "o"}]}"#,
+                    [("frameworks[0].name", "is required"), ("frameworks[0].description", "is required"),
+                     ("orders[0].placedAt", "is required"), ("orders[0].items", "is required")], total: 4),
+        InvalidFeed("wrong types",
+                    #"{"version": 1, "frameworks": {}, "orders": [{"id": 7, "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "Milk", "price": 1, "aisle": "3", "quantity": 0}]}], "events": [{"id": "e", "title": 5, "date": "2026-01-01", "notes": false}]}"#,
+                    [("frameworks", "expected an array, found an object"), ("orders[0].id", "expected a string, found the number 7"),
+                     ("orders[0].items[0].aisle", "expected an integer, found the string '3'"),
+                     ("orders[0].items[0].quantity", "0 is not an integer of at least 1"),
+                     ("events[0].title", "expected a string, found the number 5"), ("events[0].notes", "expected a string")],
+                    total: 6),
+        InvalidFeed("non-existent date",
+                    #"{"version": 1, "events": [{"id": "e1", "title": "ok", "date": "2026-02-28"}, {"id": "e2", "title": "t", "date": "2026-02-30"}]}"#,
+                    [("events[1].date", "'2026-02-30' is not a calendar date")], total: 1),
+        InvalidFeed("not an RFC 3339 timestamp",
+                    #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20 09:30", "items": [\#(item)]}]}"#,
+                    [("orders[0].placedAt", "is not an RFC 3339 timestamp")], total: 1),
+        InvalidFeed("order without items", #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": []}]}"#,
+                    [("orders[0].items", "at least one item")], total: 1),
+        InvalidFeed("id of 10,000 characters",
+                    #"{"version": 1, "frameworks": [{"id": "\#(String(repeating: "x", count: 10_000))", "name": "F", "imageName": "f", "urlString": "u", "description": "d"}]}"#,
+                    [("frameworks[0].id", "is 10000 characters long; at most 200 are allowed")], total: 1),
+        InvalidFeed("empty id", #"{"version": 1, "events": [{"id": "", "title": "t", "date": "2026-01-01"}]}"#,
+                    [("events[0].id", "must not be empty")], total: 1),
+        InvalidFeed("empty body", "", [("", "the document is empty")], total: 1),
+        InvalidFeed("only whitespace", " \n\t ", [("", "the document is empty")], total: 1),
+        InvalidFeed("top-level array", #"[{"version": 1}]"#, [("", "the top level must be an object, found an array")], total: 1),
+        InvalidFeed("sent and deleted", #"{"version": 1, "frameworks": [\#(framework)], "deleted": {"frameworks": ["f"]}}"#,
+                    [("deleted.frameworks[0]", "a record cannot be both sent and deleted")], total: 1),
+        InvalidFeed("bad base64", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "!!!"}]}"#,
+                    [("images[0].data", "is not valid base64")], total: 1),
+        InvalidFeed("image with another scheme", #"{"version": 1, "images": [{"url": "ftp://example.com/a.png"}]}"#,
+                    [("images[0].url", "must be an http(s) URL or relative to the feed")], total: 1),
+        InvalidFeed("several problems in one feed",
+                    #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u", "description": "d"}], "orders": [\#(order(price: "0.125"))], "events": [{"id": "e1", "title": "ok", "date": "2026-03-01"}, {"id": "e2", "title": "t", "date": "2026-13-01"}]}"#,
+                    [("frameworks[0].name", "is required"), ("orders[0].items[0].price", "0.125"), ("events[1].date", "2026-13-01")],
+                    total: 3),
+    ]
+}
+
+/// Feeds are read, parsed and validated completely before anything is written: every problem
+/// names the page and the JSON path, and an invalid feed leaves the store as it was.
+@Suite(.timeLimit(.minutes(1)))
+struct FeedValidationBehaviourTests {
+    /// A valid feed of every kind, synced first so the store and its sync state are not empty.
+    static let base = behaviourFeed(
+        frameworks: [KindFixture.framework.json("fw", 1)], orders: [KindFixture.order.json("or", 1)],
+        events: [KindFixture.event.json("ev", 1)],
+        images: [imageJSON("https://example.com/i.png", data: Data([1, 2, 3]), contentType: "image/png")])
+
+    @Test(arguments: InvalidFeed.all)
+    func invalidFeedIsRefusedAndTheStoreIsUnchanged(_ invalid: InvalidFeed) async throws {
+        try await withBehaviourStore { store, folder in
+            let base = try folder.write("base.json", Self.base)
+            _ = try await store.sync(from: base)
+            let before = try await store.exportFeed()
+            let historyBefore = try await store.syncHistory()
+
+            let source = try folder.write("feed.json", invalid.body)
+            let error = await behaviourError { try await store.sync(from: source, options: SyncOptions(policy: .preferRemote)) }
+
+            let validation = try #require(error as? FeedValidationError, "\(String(describing: error))")
+            for (path, fragment) in invalid.expected {
+                #expect(validation.problems.contains { $0.path == path && $0.message.contains(fragment) },
+                        "no problem at '\(path)' containing '\(fragment)' in:\n\(validation)")
+            }
+            if let total = invalid.total {
+                #expect(validation.totalCount == total, "\(validation)")
+                #expect(validation.problems.count == total)
+            }
+            // Every problem names the file it was found in.
+            #expect(validation.problems.allSatisfy { $0.source == source.url.path })
+            for (path, _) in invalid.expected where !path.isEmpty {
+                #expect(validation.description.contains("\(source.url.path): \(path): "))
+            }
+            // Nothing was written; the failure is in the history.
+            #expect(try await store.exportFeed() == before)
+            let history = try await store.syncHistory()
+            #expect(history.count == historyBefore.count + 1)
+            #expect(history.first?.outcome == .failed)
+            #expect(history.first?.source == source.url.path)
+            #expect(history.first?.error == validation.description)
+        }
+    }
+
+    @Test func unknownFieldsAreIgnored() async throws {
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write("feed.json", #"""
+                {"version": 1, "generator": {"name": "future", "flags": [1, 2, {"deep": null}]},
+                 "frameworks": [{"id": "f", "name": "F", "imageName": "f", "urlString": "u", "description": "d", "color": "red"}],
+                 "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "currency": "EUR",
+                             "items": [{"itemName": "Milk", "price": 2.49, "aisle": 3, "organic": true}]}],
+                 "events": [{"id": "e", "title": "t", "date": "2026-06-08", "allDay": true}],
+                 "deleted": {"frameworks": [], "widgets": ["w"]},
+                 "playlists": [{"id": "p"}]}
+                """#)
+            let report = try await store.sync(from: source)
+            #expect(report.frameworks == counts(inserted: 1))
+            #expect(report.orders == counts(inserted: 1))
+            #expect(report.events == counts(inserted: 1))
+            #expect(try await store.frameworks.find("f") == Framework(id: "f", name: "F", imageName: "f", urlString: "u", description: "d"))
+            #expect(try await store.orders.total("o") == Money(minorUnits: 249))
+            #expect(try await store.events.find("e")?.date == CalendarDate("2026-06-08"))
+        }
+    }
+
+    @Test func duplicateIDsAcrossPagesAreRefused() async throws {
+        try await withBehaviourStore { store, folder in
+            let before = try await store.exportFeed()
+            let first = try folder.write("feed.json", behaviourFeed(events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
+            try folder.write("page-2.json", behaviourFeed(
+                frameworks: [KindFixture.framework.json("e-1", 1)], events: [KindFixture.event.json("e-2", 1), KindFixture.event.json("e-1", 2)]))
+
+            let error = await behaviourError { try await store.sync(from: first) }
+
+            let validation = try #require(error as? FeedValidationError)
+            #expect(validation.totalCount == 1, "\(validation)")
+            let problem = try #require(validation.problems.first)
+            #expect(problem.source == folder.file("page-2.json").path)
+            #expect(problem.path == "events[1].id")
+            #expect(problem.message.contains("already appears at \(first.url.path): events[0].id"))
+            #expect(try await store.exportFeed() == before)
+            #expect(try await store.events.count() == 0)
+        }
+    }
+
+    /// Keys are compared as SQLite compares them, byte for byte: "é" (U+00E9) and "e" + U+0301
+    /// are two records (Swift's `==` would call them equal), while a byte-identical repeat is a
+    /// duplicate.
+    @Test func canonicallyEquivalentIDsAreDistinctKeys() async throws {
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(
+                events: [KindFixture.event.json("\u{E9}", 1), KindFixture.event.json("e\u{301}", 2)],
+                deleted: [.framework: ["\u{C5}", "A\u{30A}"]]))
+            let report = try await store.sync(from: source)
+            #expect(report.events == counts(inserted: 2))
+            let ids = try await store.events.fetchAll().map { Array($0.id.utf8) }
+            #expect(Set(ids) == [Array("\u{E9}".utf8), Array("e\u{301}".utf8)])
+
+            try folder.write("dup.json", behaviourFeed(events: [KindFixture.event.json("e\u{301}", 1), KindFixture.event.json("e\u{301}", 2)]))
+            let error = await behaviourError { try await store.sync(from: .file(folder.file("dup.json"))) }
+            let validation = try #require(error as? FeedValidationError)
+            #expect(validation.problems.map(\.path) == ["events[1].id"])
+        }
+    }
+
+    @Test func nextThatLoopsBackIsRefused() async throws {
+        try await withBehaviourStore { store, folder in
+            let first = try folder.write("feed.json", behaviourFeed(events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
+            try folder.write("page-2.json", behaviourFeed(events: [KindFixture.event.json("e-2", 1)], next: "./feed.json"))
+            let before = try await store.exportFeed()
+
+            let error = await behaviourError { try await store.sync(from: first) }
+
+            let validation = try #require(error as? FeedValidationError)
+            #expect(validation.problems == [FeedProblem(
+                source: folder.file("page-2.json").path, path: "next", message: "'./feed.json' loops back to page 1")])
+            #expect(try await store.exportFeed() == before)
+        }
+    }
+
+    @Test func aLocalFeedCannotLeaveItsFiles() async throws {
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(next: "http://127.0.0.1:9/feed.json"))
+            let error = await behaviourError { try await store.sync(from: source) }
+            let validation = try #require(error as? FeedValidationError)
+            #expect(validation.problems.map(\.path) == ["next"])
+            #expect(validation.problems.first?.message.contains("refused") == true)
+        }
+    }
+
+    @Test func pagesAreAllOrNothing() async throws {
+        try await withBehaviourStore { store, folder in
+            let first = try folder.write("feed.json", behaviourFeed(
+                frameworks: [KindFixture.framework.json("f", 1)], events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
+            try folder.write("page-2.json", #"{"version": 1, "events": [{"id": "e-2", "title": "t", "date": "2026-02-29"}]}"#)
+            let error = await behaviourError { try await store.sync(from: first) }
+            let validation = try #require(error as? FeedValidationError)
+            #expect(validation.problems.map(\.path) == ["events[0].date"])
+            #expect(validation.problems.map(\.source) == [folder.file("page-2.json").path])
+            #expect(try await store.frameworks.count() == 0)
+            #expect(try await store.events.count() == 0)
+        }
+    }
+
+    @Test func problemListIsCappedButCounted() async throws {
+        try await withBehaviourStore { store, folder in
+            let events = (0..<150).map { JSONValue.object(["id": .string("e\($0)"), "title": .string("t"), "date": .string("2026-02-30")]) }
+            let source = try folder.write("feed.json", behaviourFeed(events: events))
+            let error = await behaviourError { try await store.sync(from: source) }
+            let validation = try #require(error as? FeedValidationError)
+            #expect(validation.totalCount == 150)
+            #expect(validation.problems.count == FeedValidator.maximumProblems)
+            #expect(validation.problems.last?.path == "events[99].date")
+            #expect(validation.description.contains("... and 50 more problems"))
+            #expect(try await store.events.count() == 0)
+        }
+    }
+
+    // MARK: The parser and the validator directly
+
+    @Test func deepNestingIsAnErrorNotACrash() throws {
+        for depth in [257, 100_000] {
+            let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            #expect(throws: JSONParseError.self) { try JSONParser.parse(Data(text.utf8)) }
+            let objects = String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)
+            do {
+                _ = try JSONParser.parse(Data(objects.utf8))
+                Issue.record("\(depth) nested objects parsed")
+            } catch let error as JSONParseError {
+                #expect(error.message == "nesting is deeper than 256 levels")
+                #expect(error.line == 1)
+                #expect(error.offset == 256 * 5)  // at the 257th '{'
+            }
+        }
+        // 256 levels are fine.
+        let ok = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
+        #expect(throws: Never.self) { try JSONParser.parse(Data(ok.utf8)) }
+    }
+
+    @Test func parseErrorsSayWhere() throws {
+        let cases: [(String, Int, Int, String)] = [
+            ("{\n  \"version\": 1,\n  \"x\": tru\n}", 3, 8, "expected a value"),
+            ("{\"version\": 1}\n  garbage", 2, 3, "after the end of the document"),
+            ("{\"a\": \"\\ud800\"}", 1, 14, "lone surrogate \\uD800"),
+            ("{\"a\": 01}", 1, 8, "leading zero"),
+        ]
+        for (text, line, column, fragment) in cases {
+            do {
+                _ = try JSONParser.parse(Data(text.utf8))
+                Issue.record("parsed: \(text)")
+            } catch let error as JSONParseError {
+                #expect((error.line, error.column) == (line, column), "\(text.debugDescription): \(error)")
+                #expect(error.message.contains(fragment), "\(error)")
+            }
+        }
+    }
+
+    @Test func numbersKeepTheirTextSo1e999IsTheValidatorsCall() throws {
+        let value = try JSONParser.parse(Data(#"{"price": 1e999, "small": 0.1}"#.utf8))
+        #expect(value["price"] == .number("1e999"))
+        #expect(value["small"] == .number("0.1"))
+        #expect(Money("1e999") == nil)
+        #expect(Money("0.1")! + Money("0.2")! == Money("0.30")!)
+    }
+
+    @Test func duplicateKeysAreKeptForTheValidator() throws {
+        let value = try JSONParser.parse(Data(#"{"a": 1, "a": 2}"#.utf8))
+        #expect(value == .object([JSONMember("a", .number("1")), JSONMember("a", .number("2"))]))
+    }
+
+    @Test func aRemotePageCannotNameAFileImage() throws {
+        var validator = FeedValidator()
+        let document = try JSONParser.parse(Data(#"""
+            {"version": 1, "images": [{"url": "file:///etc/passwd"}, {"url": "img/a.png"}, {"url": "https://cdn.example/b.png"}],
+             "deleted": {"images": ["file:///etc/hosts"]}}
+            """#.utf8))
+        let next = validator.add(document, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!)
+        #expect(next == nil)
+        #expect(throws: FeedValidationError.self) { try validator.finish() }
+        do {
+            _ = try validator.finish()
+        } catch let error as FeedValidationError {
+            #expect(error.problems.map(\.path) == ["images[0].url", "deleted.images[0]"])
+            #expect(error.problems.allSatisfy { $0.message.contains("must be an http(s) URL") })
+            #expect(error.problems.allSatisfy { $0.source == "https://feeds.example/v1/feed.json" })
+        }
+        // The relative url resolves against the page.
+        #expect(validator.feed.images.map(\.url) == ["https://feeds.example/v1/img/a.png", "https://cdn.example/b.png"])
+    }
+
+    @Test func aLocalPageMayNameRelativeFilesButNotAbsoluteOnes() throws {
+        var validator = FeedValidator()
+        let page = URL(fileURLWithPath: "/tmp/feeds/feed.json")
+        let document = try JSONParser.parse(Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "file:///etc/passwd"}]}"#.utf8))
+        _ = validator.add(document, source: page.path, pageURL: page)
+        #expect(validator.hasProblems)
+        #expect(validator.feed.images.map(\.url) == ["img/a.png"])
+        #expect(validator.feed.images.first?.location == URL(fileURLWithPath: "/tmp/feeds/img/a.png"))
+    }
+}

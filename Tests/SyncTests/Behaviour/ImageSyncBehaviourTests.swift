@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+@testable import Store
+
+/// Feed images: inline bytes are stored with the records; urls without bytes are downloaded
+/// afterwards, once per url, and a failed download never rolls the records back.
+@Suite(.timeLimit(.minutes(1)))
+struct ImageSyncBehaviourTests {
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 1, 2, 3, 255])
+
+    @Test func inlineDataIsStored() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(images: [
+                imageJSON("https://example.com/a.png", data: Self.png, contentType: "image/png"),
+                imageJSON("img/relative.png", data: Data("text".utf8)),
+            ]))
+            let report = try await store.sync(from: source)
+            var expected = SyncReport.ImageCounts()
+            expected.stored = 2
+            #expect(report.images == expected)
+            let a = try #require(try await store.images.get("https://example.com/a.png"))
+            #expect(a.data == Self.png)
+            #expect(a.contentType == "image/png")
+            let relative = try #require(try await store.images.get("img/relative.png"))
+            #expect(relative.data == Data("text".utf8))
+            #expect(relative.contentType == nil)
+        }
+    }
+
+    /// The feed lists a url and, at the same time, 20 `ImagePipeline.load` calls ask for it:
+    /// the server sees one request.
+    @Test func oneDownloadPerURLHoweverManyAsk() async throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let imageURL = try server.publish("img/a.png", String(decoding: Data("PNG-bytes".utf8), as: UTF8.self))
+        // A slow transport keeps the download in flight while the others ask.
+        let recording = RecordingTransport(delay: .milliseconds(200))
+
+        try await withBehaviourStore(transport: recording.transport) { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(
+                frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(imageURL.absoluteString)]))
+            let fetcher = store.fetcher
+            let pipeline = store.imagePipeline
+
+            async let report = store.sync(from: source)
+            let outcomes = try await withThrowingTaskGroup(of: ImagePipeline.Outcome.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        try await pipeline.load(imageURL.absoluteString, from: imageURL, store: store, fetcher: fetcher,
+                                                maximumBytes: 1 << 20, timeout: .seconds(10))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let synced = try await report
+
+            #expect(outcomes.count == 20)
+            #expect(try await server.hits("/img/a.png") == 1)
+            #expect(recording.requests(to: "/img/a.png").count == 1)
+            #expect(await pipeline.downloadCount == 1)
+            #expect(synced.images.downloaded + synced.images.alreadyCached == 1)
+            #expect(synced.images.failed == 0)
+            #expect(synced.frameworks == counts(inserted: 1))
+            let cached = try #require(try await store.images.get(imageURL.absoluteString))
+            #expect(cached.data == Data("PNG-bytes".utf8))
+            #expect(cached.contentType == "application/octet-stream")
+
+            // A second sync finds it cached: no download.
+            let second = try await store.sync(from: source)
+            var expected = SyncReport.ImageCounts()
+            expected.alreadyCached = 1
+            #expect(second.images == expected)
+            #expect(try await server.hits("/img/a.png") == 1)
+        }
+    }
+
+    @Test func aURLWithoutDataIsDownloadedOnceAndThenCached() async throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let one = try server.publish("img/one.png", "one")
+        let two = try server.publish("img/two.png", "two")
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(images: [imageJSON(one.absoluteString), imageJSON(two.absoluteString)]))
+            let first = try await store.sync(from: source)
+            #expect(first.images.downloaded == 2)
+            #expect(try await store.images.get(one.absoluteString)?.data == Data("one".utf8))
+            #expect(try await store.images.get(two.absoluteString)?.data == Data("two".utf8))
+
+            let second = try await store.sync(from: source)
+            #expect(second.images.alreadyCached == 2)
+            #expect(second.images.downloaded == 0)
+            #expect(try await server.hits() == ["/img/one.png": 1, "/img/two.png": 1])
+        }
+    }
+
+    /// A 404 is reported and counted, the records stay, and the next sync downloads the image
+    /// once the server has it. `remote` says whether the feed itself comes over http.
+    @Test(arguments: [false, true])
+    func failedImageIsReportedAndRetried(remote: Bool) async throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let imageURL = server.url("/img/late.png")
+        let okURL = try server.publish("img/ok.png", "ok")
+        let feed = behaviourFeed(
+            frameworks: [KindFixture.framework.json("f", 1)], events: [KindFixture.event.json("e", 1)],
+            images: [imageJSON(imageURL.absoluteString), imageJSON(okURL.absoluteString)])
+
+        try await withBehaviourStore { store, folder in
+            let source: FeedSource = remote ? .remote(try server.publish("feed.json", feed)) : try folder.write("feed.json", feed)
+
+            let first = try await store.sync(from: source)
+            #expect(first.status == .applied)
+            #expect(first.images.failed == 1)
+            #expect(first.images.downloaded == 1)
+            #expect(first.imageFailures.map(\.url) == [imageURL.absoluteString])
+            #expect(first.imageFailures.first?.reason.contains("HTTP 404") == true)
+            // The records were committed all the same.
+            #expect(first.frameworks == counts(inserted: 1))
+            #expect(try await store.frameworks.find("f") != nil)
+            #expect(try await store.events.find("e") != nil)
+            #expect(try await store.images.contains(imageURL.absoluteString) == false)
+            #expect(try await store.syncHistory().first?.outcome == .appliedWithImageFailures)
+            #expect(try await store.syncHistory().first?.reportJSON?.contains(#""failed":1"#) == true)
+
+            try server.publish("img/late.png", "late")
+            let second = try await store.sync(from: source)
+            #expect(second.images.downloaded == 1, "\(second.status)")
+            #expect(second.images.failed == 0)
+            #expect(second.imageFailures.isEmpty)
+            #expect(try await store.images.get(imageURL.absoluteString)?.data == Data("late".utf8))
+            #expect(try await server.hits("/img/late.png") == 2)
+            #expect(try await server.hits("/img/ok.png") == 1)
+            #expect(try await store.syncHistory().first?.outcome == .applied)
+
+            // Everything in place now: a remote feed is up to date again.
+            let third = try await store.sync(from: source)
+            #expect(third.status == (remote ? .upToDate : .applied))
+            #expect(try await server.hits("/img/late.png") == 2)
+        }
+    }
+
+    /// The image download is refused beyond `maximumImageBytes`, reported like any failure.
+    @Test func oversizedImageIsAFailureNotARollback() async throws {
+        let server = try FeedServer()
+        defer { server.stop() }
+        let big = server.url("/big?bytes=5000")
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(
+                events: [KindFixture.event.json("e", 1)], images: [imageJSON(big.absoluteString)]))
+            var options = SyncOptions()
+            options.maximumImageBytes = 1000
+            let report = try await store.sync(from: source, options: options)
+            #expect(report.images.failed == 1)
+            #expect(report.imageFailures.first?.reason.contains("larger than the limit of 1000 bytes") == true)
+            #expect(report.events == counts(inserted: 1))
+            #expect(try await store.images.list().isEmpty)
+        }
+    }
+}
