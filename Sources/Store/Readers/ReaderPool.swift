@@ -9,8 +9,9 @@ import Foundation
 /// on a dispatch queue, not on Swift's cooperative pool.
 final class ReaderPool: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `idle`, `openCount` and `isClosed` are read and written
-    // only while `lock` is held, and a `Database` taken out of `idle` is used by exactly one thread until it
-    // is put back; `limit` bounds how many are out at once. Everything else is immutable.
+    // only while `lock` is held, and a `Database` taken out of `idle` is used by exactly one
+    // thread until it is put back; `limit` bounds how many are out at once. Everything else is
+    // immutable.
     private let lock = NSLock()
     private var idle: [Database] = []
     private var openCount = 0

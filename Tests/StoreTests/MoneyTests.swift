@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import Store
+
+@Suite("Money")
+struct MoneyTests {
+    @Test(arguments: [
+        ("2.49", Int64(249)), ("3", 300), ("0.1", 10), ("0.10", 10), ("0.100", 10), ("1e2", 10_000),
+        ("1E2", 10_000), ("1e+2", 10_000), ("1.5e1", 1_500), ("25e-2", 25), ("-0", 0), ("-0.00", 0),
+        ("0", 0), ("1234567.89", 123_456_789),
+    ])
+    func parsesExactDecimalsIntoCents(text: String, cents: Int64) {
+        #expect(Money(text)?.minorUnits == cents)
+    }
+
+    @Test(arguments: ["0.125", "-1", "-0.01", "abc", "1e999", "", "-", "1e", "1.2.3", "2,49", " 1", "1 ",
+                      "92233720368547758.08", "1e-3"])
+    func refusesAnythingButANonNegativeAmountInWholeCents(text: String) {
+        #expect(Money(text) == nil)
+    }
+
+    @Test func addsPointOneAndPointTwoToExactlyPointThree() throws {
+        let sum = try #require(Money("0.1")) + #require(Money("0.2"))
+        #expect(sum == Money("0.30"))
+        #expect(sum.description == "0.30")
+        #expect(sum.minorUnits == 30)
+    }
+
+    @Test(arguments: [(Int64(0), "0.00"), (5, "0.05"), (30, "0.30"), (249, "2.49"), (300, "3.00"),
+                      (123_456_789, "1234567.89"), (-5, "-0.05"), (-250, "-2.50")])
+    func describesAlwaysWithTwoFractionDigits(cents: Int64, text: String) {
+        #expect(Money(minorUnits: cents).description == text)
+    }
+
+    @Test func descriptionParsesBackToTheSameAmount() {
+        for cents in stride(from: Int64(0), through: 100_000, by: 37) {
+            let money = Money(minorUnits: cents)
+            #expect(Money(money.description) == money)
+        }
+    }
+
+    @Test func multipliesByQuantityExactly() throws {
+        let price = try #require(Money("0.10"))
+        #expect(price * 3 == Money("0.30"))
+        #expect((0..<10).reduce(Money.zero) { total, _ in total + price } == Money("1"))
+    }
+
+    @Test func convertsToAnExactDecimal() throws {
+        #expect(try #require(Money("2.49")).decimal == Decimal(string: "2.49"))
+    }
+
+    @Test func survivesAJSONRoundTrip() throws {
+        let amounts = try ["2.49", "0.30", "3", "0.01", "1234567.89", "0"].map { try #require(Money($0)) }
+        let data = try JSONEncoder().encode(amounts)
+        #expect(try JSONDecoder().decode([Money].self, from: data) == amounts)
+    }
+
+    @Test func encodesAsAJSONNumber() throws {
+        let data = try JSONEncoder().encode([Money(minorUnits: 249)])
+        #expect(String(decoding: data, as: UTF8.self) == "[2.49]")
+    }
+
+    @Test func decodesJSONNumbersExactly() throws {
+        let decoded = try JSONDecoder().decode([Money].self, from: Data("[2.49, 0.1, 0.2, 3, 1e2]".utf8))
+        #expect(decoded.map(\.minorUnits) == [249, 10, 20, 300, 10_000])
+    }
+
+    @Test(arguments: ["[0.125]", "[-1]", "[\"2.49\"]"])
+    func refusesToDecodeAnythingButAnAmountInWholeCents(json: String) {
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([Money].self, from: Data(json.utf8))
+        }
+    }
+
+    @Test func ordersByAmount() throws {
+        let amounts = try ["3", "0.30", "2.49", "0"].map { try #require(Money($0)) }
+        #expect(amounts.sorted().map(\.description) == ["0.00", "0.30", "2.49", "3.00"])
+    }
+}
