@@ -8,7 +8,9 @@ struct ChangeLogTable {
     /// that falls further behind is told to start over (see `ChangeMonitor`).
     static let retainedTransactions: Int64 = 10_000
 
-    func append(_ changes: [Change], committedAt: Date) throws {
+    /// Logs one transaction's changes and returns its `tx`.
+    @discardableResult
+    func append(_ changes: [Change], committedAt: Date) throws -> Int64 {
         let json = JSONWriter(pretty: false).string(.array(changes.map(\.jsonValue)))
         try db.execute("INSERT INTO change_log (committed_at, changes) VALUES (?, ?)",
                        [.text(Timestamp.format(committedAt)), .text(json)])
@@ -16,6 +18,7 @@ struct ChangeLogTable {
         if tx % 100 == 0 {
             try db.execute("DELETE FROM change_log WHERE tx <= ?", [.integer(tx - Self.retainedTransactions)])
         }
+        return tx
     }
 
     func latestTransaction() throws -> Int64 {

@@ -15,6 +15,10 @@ final class ChangeMonitor: @unchecked Sendable {
     private var subscribers: [Int: Subscriber] = [:]
     private var nextID = 0
     private var lastSeen: Int64 = 0
+    /// The most recent transaction committed by this store's writer, and the one it is
+    /// committing (announced by `willCommit`, committed once `poke` follows).
+    private var latestLocal: Int64 = 0
+    private var committing: Int64 = 0
     private var isChecking = false
     private var needsAnotherCheck = false
     private var pollTask: Task<Void, Never>?
@@ -23,9 +27,20 @@ final class ChangeMonitor: @unchecked Sendable {
 
     struct Subscriber {
         /// Transactions up to this one were committed before the subscription: not delivered.
-        let startTransaction: Int64
+        /// Nil until it is read, just after the subscription (see `subscribe`).
+        var startTransaction: Int64?
+        /// Transactions committed by this store's writer after the subscription while its start
+        /// was being read: delivered even when the start, read after them, includes them.
+        var committedSince: Set<Int64> = []
+        /// Batches read before the start was known, delivered (those it wants) once it is.
+        var held: [ChangeBatch] = []
         let deliver: @Sendable (ChangeBatch) -> Void
         let finish: @Sendable () -> Void
+
+        func wants(_ batch: ChangeBatch) -> Bool {
+            guard let startTransaction else { return false }
+            return batch.transaction > startTransaction || committedSince.contains(batch.transaction)
+        }
     }
 
     init(pollInterval: Duration) {
@@ -37,19 +52,62 @@ final class ChangeMonitor: @unchecked Sendable {
     /// The number of live subscriptions (for tests that check nothing leaks).
     var subscriberCount: Int { lock.withLock { subscribers.count } }
 
-    /// Registers a subscriber that hears of every transaction committed from now on, and
-    /// returns its id; `finish` is called at once if the store is closed.
-    func subscribe(deliver: @escaping @Sendable (ChangeBatch) -> Void, finish: @escaping @Sendable () -> Void) async throws -> Int? {
-        guard let store = lock.withLock({ store }) else { finish(); return nil }
-        let start = try await store.read { try ChangeLogTable(db: $0).latestTransaction() }
-        return lock.withLock { () -> Int? in
-            if closed { finish(); return nil }
-            if subscribers.isEmpty { lastSeen = max(lastSeen, start) }
+    /// Registers, at once, a subscriber that hears of every transaction committed from now on,
+    /// and returns its id; if the store is closed, calls `finish` and returns nil.
+    ///
+    /// Registering synchronously is what makes "from now on" hold for this process: a write
+    /// requested after this call commits after the registration, so its transaction is recorded
+    /// in `committedSince` and delivered even if the start, read just after, already includes
+    /// it. (Reading the start before registering would miss such a write.) A commit by another
+    /// process is delivered if it comes after the start is read, a moment after the call.
+    ///
+    /// With `readsStart` false, the caller reads the start itself and passes it to
+    /// `start(_:at:)` (an observation reads it in the snapshot of its first fetch); nothing is
+    /// delivered before.
+    func subscribe(
+        readsStart: Bool = true,
+        deliver: @escaping @Sendable (ChangeBatch) -> Void, finish: @escaping @Sendable () -> Void
+    ) -> Int? {
+        let registered = lock.withLock { () -> (Store, Int, Int64)? in
+            guard !closed, let store else { return nil }
+            // Nobody needs what was committed before: skip it (the start is read below).
+            if subscribers.isEmpty { lastSeen = max(lastSeen, latestLocal) }
             let id = nextID
             nextID += 1
-            subscribers[id] = Subscriber(startTransaction: start, deliver: deliver, finish: finish)
+            subscribers[id] = Subscriber(startTransaction: nil, deliver: deliver, finish: finish)
             if pollTask == nil { pollTask = makePollTask() }
-            return id
+            return (store, id, lastSeen)
+        }
+        guard let (store, id, fallback) = registered else {
+            finish()
+            return nil
+        }
+        if readsStart {
+            Task {
+                let start = try? await store.read { try ChangeLogTable(db: $0).latestTransaction() }
+                self.start(id, at: start ?? fallback)
+            }
+        }
+        return id
+    }
+
+    /// Sets a subscriber's start and delivers what it wants of the batches held meanwhile.
+    func start(_ id: Int, at transaction: Int64) {
+        lock.withLock {
+            guard var subscriber = subscribers[id] else { return }
+            subscriber.startTransaction = transaction
+            subscriber.committedSince = subscriber.committedSince.filter { $0 <= transaction }
+            let held = subscriber.held
+            subscriber.held = []
+            subscribers[id] = subscriber
+            for batch in held where subscriber.wants(batch) { subscriber.deliver(batch) }
+            // When no subscriber wants anything up to the start (a lone subscriber, say, with no
+            // commit of this store meanwhile), the log up to there is not read at all.
+            let nobodyWantsEarlier = subscribers.values.allSatisfy { other in
+                guard let otherStart = other.startTransaction, otherStart >= transaction else { return false }
+                return !other.committedSince.contains { $0 > lastSeen }
+            }
+            if nobodyWantsEarlier { lastSeen = max(lastSeen, transaction) }
         }
     }
 
@@ -63,10 +121,25 @@ final class ChangeMonitor: @unchecked Sendable {
         }
     }
 
+    /// Called by the writer with a transaction's `change_log` tx just before committing it (so
+    /// before any read can see it). Should the commit fail, the number is reused by a later
+    /// transaction, which commits after the subscription too.
+    func willCommit(_ transaction: Int64) {
+        lock.withLock {
+            committing = transaction
+            for (id, subscriber) in subscribers where subscriber.startTransaction == nil {
+                subscribers[id]?.committedSince.insert(transaction)
+            }
+        }
+    }
+
     /// Called by the writer after a commit that logged changes.
     func poke() {
-        guard lock.withLock({ !subscribers.isEmpty }) else { return }
-        Task { await self.check() }
+        let anyone = lock.withLock { () -> Bool in
+            latestLocal = max(latestLocal, committing)
+            return !subscribers.isEmpty
+        }
+        if anyone { Task { await self.check() } }
     }
 
     /// Finishes every subscription; later subscriptions finish at once.
@@ -106,8 +179,12 @@ final class ChangeMonitor: @unchecked Sendable {
             if let store, let batches = try? await store.read({ try ChangeLogTable(db: $0).batches(after: after) }) {
                 lock.withLock {
                     for batch in batches {
-                        for subscriber in subscribers.values where batch.transaction > subscriber.startTransaction {
-                            subscriber.deliver(batch)
+                        for (id, subscriber) in subscribers {
+                            if subscriber.startTransaction == nil {
+                                subscribers[id]?.held.append(batch)
+                            } else if subscriber.wants(batch) {
+                                subscriber.deliver(batch)
+                            }
                         }
                         lastSeen = max(lastSeen, batch.transaction)
                     }

@@ -14,23 +14,24 @@ extension Store {
     ///   read connection (connections are only borrowed for each fetch).
     public func observe<Value>(_ observation: ValueObservation<Value>) -> AsyncThrowingStream<Value, any Error> {
         AsyncThrowingStream { continuation in
+            // Signals that something relevant changed; buffering the newest one coalesces bursts.
+            let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            // Subscribed here, before the first fetch, so no commit falls between the two.
+            let id = changeMonitor.subscribe(
+                readsStart: false,
+                deliver: { batch in if batch.changes.contains(where: observation.isAffected) { signal.yield() } },
+                finish: { signal.finish() })
+            guard let id else { return continuation.finish() }
             let task = Task {
-                // Signals that something relevant changed; buffering the newest one coalesces bursts.
-                let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-                let id: Int?
+                defer { changeMonitor.unsubscribe(id) }
                 do {
-                    // Subscribe before the first fetch, so no commit falls between the two.
-                    id = try await changeMonitor.subscribe(
-                        deliver: { batch in if batch.changes.contains(where: observation.isAffected) { signal.yield() } },
-                        finish: { signal.finish() })
-                } catch {
-                    continuation.finish(throwing: error)
-                    return
-                }
-                defer { if let id { changeMonitor.unsubscribe(id) } }
-                guard id != nil else { return continuation.finish() }
-                do {
-                    var last = try await read(observation.fetch)
+                    // The first value and the last transaction it includes, from one snapshot:
+                    // every later transaction signals.
+                    let (first, start) = try await read { db in
+                        (try observation.fetch(db), try ChangeLogTable(db: db).latestTransaction())
+                    }
+                    changeMonitor.start(id, at: start)
+                    var last = first
                     continuation.yield(last)
                     for await _ in signals {
                         if Task.isCancelled { break }
@@ -40,6 +41,10 @@ extension Store {
                             last = value
                         }
                     }
+                    continuation.finish()
+                } catch StoreError.closed {
+                    // The store closed while a fetch was under way: that ends the sequence, it
+                    // is no failure.
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -57,16 +62,17 @@ extension Store {
     /// cancelled or the store is closed; cancelling removes its registration.
     public func changes(of kinds: Set<RecordKind> = Set(RecordKind.allCases)) -> AsyncStream<ChangeBatch> {
         AsyncStream { continuation in
+            let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
+            // Subscribed here, not in the task below, so that a commit right after this call is seen.
+            let id = changeMonitor.subscribe(
+                deliver: { batch in
+                    let relevant = batch.changes.filter { kinds.contains($0.kind) }
+                    if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
+                },
+                finish: { sink.finish() })
+            guard let id else { return continuation.finish() }
             let task = Task {
-                let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
-                let id = try? await changeMonitor.subscribe(
-                    deliver: { batch in
-                        let relevant = batch.changes.filter { kinds.contains($0.kind) }
-                        if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
-                    },
-                    finish: { sink.finish() })
-                defer { if let id { changeMonitor.unsubscribe(id) } }
-                guard id != nil else { return continuation.finish() }
+                defer { changeMonitor.unsubscribe(id) }
                 for await batch in batches {
                     if Task.isCancelled { break }
                     continuation.yield(batch)

@@ -88,7 +88,8 @@ public final class Store: Sendable {
         let options = Database.OpenOptions(readOnly: false, create: true, busyTimeout: configuration.busyTimeout)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
-            path: path ?? ":memory:", options: options, now: configuration.clock.now, onCommit: { _ in monitor.poke() }
+            path: path ?? ":memory:", options: options, now: configuration.clock.now,
+            willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
             if path != nil { try Self.enableWAL(database) }
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)

@@ -17,6 +17,9 @@ actor DatabaseWriter {
     private var database: Database?
     private var pending: [PendingWrite] = []
     private var flushScheduled = false
+    /// Called with a transaction's `change_log` tx just before it is committed.
+    private let willCommit: @Sendable (_ transaction: Int64) -> Void
+    /// Called after each commit that changed records, with the changes.
     private let onCommit: @Sendable ([Change]) -> Void
     private let now: @Sendable () -> Date
     /// Whether the change_log table exists (it does once migration 0006 ran); cached once true.
@@ -33,6 +36,7 @@ actor DatabaseWriter {
     init(
         path: String, options: Database.OpenOptions,
         now: @escaping @Sendable () -> Date,
+        willCommit: @escaping @Sendable (_ transaction: Int64) -> Void,
         onCommit: @escaping @Sendable ([Change]) -> Void,
         prepare: (Database) throws -> Void
     ) throws {
@@ -41,6 +45,7 @@ actor DatabaseWriter {
         try prepare(database)
         self.database = database
         self.now = now
+        self.willCommit = willCommit
         self.onCommit = onCommit
     }
 
@@ -136,7 +141,7 @@ actor DatabaseWriter {
             // The change log is written in the same transaction: observers in this process and
             // in others learn of exactly the committed changes, never of a rolled-back write.
             if !database.recordedChanges.isEmpty, try logsChanges(database) {
-                try ChangeLogTable(db: database).append(database.recordedChanges, committedAt: now())
+                willCommit(try ChangeLogTable(db: database).append(database.recordedChanges, committedAt: now()))
             }
             try database.executeScript("COMMIT TRANSACTION")
         } catch {

@@ -27,7 +27,7 @@ struct WatchCommand: AsyncParsableCommand {
                 for change in batch.changes { Output.print(Self.line(change, json: json)) }
             }
         }
-        let signals = Self.onInterrupt { watching.cancel() }
+        let signals = await Self.onInterrupt { watching.cancel() }
         if !json { Output.printError("watching \(store.resolvedPath) for changes; Ctrl-C to stop") }
         await watching.value
         signals.forEach { $0.cancel() }
@@ -42,14 +42,21 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// Runs `handler` on SIGINT or SIGTERM instead of dying, so the command can end cleanly.
-    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
+    /// Returns once both signal sources are registered: a signal sent before that would be lost
+    /// (the disposition is already SIG_IGN), so "watching" is printed only after.
+    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) async -> [any DispatchSourceSignal] {
+        let registered = DispatchGroup()
+        let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler(handler: handler)
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             source.resume()
             return source
         }
+        await withCheckedContinuation { continuation in registered.notify(queue: .global()) { continuation.resume() } }
+        return sources
     }
 }
 

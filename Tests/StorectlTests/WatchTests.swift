@@ -1,0 +1,343 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `storectl watch [--kind K] [--json]`: a long-running process that prints one line per change
+/// committed by other storectl processes on the same file, until SIGINT (exit 0).
+@Suite("storectl watch", .timeLimit(.minutes(1)))
+struct WatchTests {
+    /// One change as `watch --json` prints it.
+    struct Line: Equatable, Hashable, CustomStringConvertible {
+        var kind: String
+        var key: String
+        var operation: String
+        /// nil when the line has no "dates" member (every kind but events).
+        var dates: [String]?
+
+        init(_ kind: String, _ key: String, _ operation: String, dates: [String]? = nil) {
+            (self.kind, self.key, self.operation, self.dates) = (kind, key, operation, dates)
+        }
+
+        init(json text: String) throws {
+            let object = try JSON.object(text)
+            guard let kind = JSON.string(object, "kind"), let key = JSON.string(object, "key"),
+                  let operation = JSON.string(object, "operation")
+            else { throw JSON.NotJSON(text: text, reason: "kind, key and operation must be strings") }
+            #expect(Set(object.keys).isSubset(of: ["kind", "key", "operation", "dates"]), "unexpected members: \(text)")
+            var dates: [String]?
+            if object["dates"] != nil {
+                guard let list = object["dates"] as? [String] else { throw JSON.NotJSON(text: text, reason: "dates must be strings") }
+                dates = list
+            }
+            self.init(kind, key, operation, dates: dates)
+        }
+
+        var description: String { "\(operation) \(kind) \(key)\(dates.map { " \($0)" } ?? "")" }
+    }
+
+    // MARK: Commands run by "other processes"
+
+    static func addFramework(_ id: String) -> [String] {
+        ["frameworks", "add", "--id", id, "--name", "Name of \(id)", "--image-name", id,
+         "--url", "https://example.com/\(id)", "--description", "About \(id)."]
+    }
+
+    static func addEvent(_ id: String, on date: String) -> [String] {
+        ["events", "add", "--id", id, "--title", "Event \(id)", "--date", date]
+    }
+
+    /// Writes a feed to the test's directory and returns its path.
+    static func writeFeed(_ storectl: Storectl, _ name: String, events: [(id: String, date: String)],
+                          frameworks: [String] = [], deletedEvents: [String] = []) throws -> String {
+        var feed: [String: Any] = ["version": 1]
+        feed["events"] = events.map { ["id": $0.id, "title": "Event \($0.id)", "date": $0.date] }
+        feed["frameworks"] = frameworks.map { id in
+            ["id": id, "name": "Name of \(id)", "imageName": id, "urlString": "https://example.com/\(id)", "description": "About \(id)."]
+        }
+        if !deletedEvents.isEmpty { feed["deleted"] = ["events": deletedEvents] }
+        return try storectl.directory.write(try JSONSerialization.data(withJSONObject: feed, options: [.sortedKeys]), to: name)
+    }
+
+    // MARK: Tests
+
+    @Test("--json: one line per change, with kind, key, operation and event dates; SIGINT exits 0")
+    func jsonLinesForEveryKindOfChange() async throws {
+        let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate"))
+        let watcher = try Watcher(storectl, ["watch", "--json"])
+        defer { watcher.kill() }
+        try await watcher.waitUntilJSONReady(probe: Self.addFramework)
+
+        expectSuccess(try await storectl.run(Self.addFramework("fw")))
+        expectSuccess(try await storectl("frameworks", "update", "fw", "--name", "Renamed"))
+        expectSuccess(try await storectl.run(Self.addEvent("ev", on: "2026-06-08")))
+        expectSuccess(try await storectl("orders", "add", "--id", "o-1", "--item", "Milk:2.49:3"))
+        // Rejected: nothing is committed, so nothing is printed.
+        expectFailure(try await storectl.run(Self.addEvent("ev", on: "2026-06-10")))
+        let feed = try Self.writeFeed(storectl, "feed.json",
+                                      events: [("ev", "2026-06-09"), ("ev2", "2026-07-01"), ("ev3", "2026-07-02")])
+        expectSuccess(try await storectl("sync", feed, "--policy", "prefer-remote", "--quiet"))
+        expectSuccess(try await storectl("events", "delete", "ev"))
+        expectSuccess(try await storectl("frameworks", "delete", "fw"))
+        expectSuccess(try await storectl("orders", "delete", "o-1"))
+
+        let lines = try await watcher.jsonLines(count: 10)
+        #expect(Array(lines[0..<4]) == [
+            Line("framework", "fw", "insert"),
+            Line("framework", "fw", "update"),
+            Line("event", "ev", "insert", dates: ["2026-06-08"]),
+            Line("order", "o-1", "insert"),
+        ])
+        // The sync is one transaction: its three changes, the move with its old and new date.
+        #expect(Set(lines[4..<7]) == [
+            Line("event", "ev", "update", dates: ["2026-06-08", "2026-06-09"]),
+            Line("event", "ev2", "insert", dates: ["2026-07-01"]),
+            Line("event", "ev3", "insert", dates: ["2026-07-02"]),
+        ])
+        #expect(Array(lines[7...]) == [
+            Line("event", "ev", "delete", dates: ["2026-06-09"]),
+            Line("framework", "fw", "delete"),
+            Line("order", "o-1", "delete"),
+        ])
+
+        let exit = try await watcher.interrupt()
+        #expect(exit.status == 0, "\(exit)")
+        #expect(exit.stderr.isEmpty, "\(exit)")
+        #expect(try watcher.jsonLinesNow().count == 10, "nothing printed after the last change: \(exit)")
+    }
+
+    @Test("without --json: 'watching ...' on stderr, then TIME OPERATION KIND KEY [DATES] lines")
+    func textLines() async throws {
+        let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate"))
+        let watcher = try Watcher(storectl, ["watch"])
+        defer { watcher.kill() }
+        let ready = await watcher.waitForStderr(containing: "watching")
+        #expect(ready, "no 'watching' message: \(watcher.stderr)")
+        #expect(watcher.stderr.contains(storectl.db), "\(watcher.stderr)")
+
+        expectSuccess(try await storectl.run(Self.addFramework("fw")))
+        expectSuccess(try await storectl.run(Self.addEvent("ev", on: "2026-06-08")))
+        let feed = try Self.writeFeed(storectl, "feed.json", events: [("ev", "2026-06-09")])
+        expectSuccess(try await storectl("sync", feed, "--policy", "prefer-remote", "--quiet"))
+
+        let lines = try await watcher.lines(count: 3)
+        let pattern = #/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z) (.*)$/#
+        var rest: [String] = []
+        for line in lines {
+            guard let match = line.wholeMatch(of: pattern) else {
+                Issue.record("not TIME OPERATION KIND KEY [DATES]: \(line)")
+                continue
+            }
+            rest.append(String(match.3))
+        }
+        #expect(rest == ["insert framework fw", "insert event ev 2026-06-08", "update event ev 2026-06-08,2026-06-09"])
+
+        let exit = try await watcher.interrupt()
+        #expect(exit.status == 0, "\(exit)")
+        #expect(exit.stderr.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("watching"), "\(exit)")
+        #expect(!exit.stderr.lowercased().contains("error"), "\(exit)")
+    }
+
+    @Test("--kind event --json: only event changes, including those of a sync")
+    func onlyTheKindAskedFor() async throws {
+        let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate"))
+        let watcher = try Watcher(storectl, ["watch", "--kind", "event", "--json"])
+        defer { watcher.kill() }
+        try await watcher.waitUntilJSONReady(probe: { Self.addEvent($0, on: "2000-01-01") })
+
+        expectSuccess(try await storectl.run(Self.addFramework("fw")))
+        expectSuccess(try await storectl("orders", "add", "--id", "o-1", "--item", "Bread:1.00:1"))
+        expectSuccess(try await storectl.run(Self.addEvent("ev", on: "2026-06-08")))
+        let feed = try Self.writeFeed(storectl, "feed.json", events: [("from-feed", "2026-08-31")],
+                                      frameworks: ["feed-fw"], deletedEvents: ["ev"])
+        expectSuccess(try await storectl("sync", feed, "--policy", "prefer-remote", "--quiet"))
+        expectSuccess(try await storectl("frameworks", "delete", "fw"))
+        expectSuccess(try await storectl.run(Self.addEvent("last", on: "2026-09-01")))
+
+        let lines = try await watcher.jsonLines(count: 4)
+        #expect(lines[0] == Line("event", "ev", "insert", dates: ["2026-06-08"]))
+        #expect(Set(lines[1...2]) == [
+            Line("event", "from-feed", "insert", dates: ["2026-08-31"]),
+            Line("event", "ev", "delete", dates: ["2026-06-08"]),
+        ])
+        #expect(lines[3] == Line("event", "last", "insert", dates: ["2026-09-01"]))
+
+        let exit = try await watcher.interrupt()
+        #expect(exit.status == 0, "\(exit)")
+        // Everything committed before "last" was printed before it: no other kind slipped in.
+        #expect(try watcher.jsonLinesNow().allSatisfy { $0.kind == "event" })
+    }
+
+    @Test("SIGTERM also ends it cleanly with status 0")
+    func sigtermExitsZero() async throws {
+        let storectl = try Storectl()
+        let watcher = try Watcher(storectl, ["watch"])
+        defer { watcher.kill() }
+        #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
+        let exit = try await watcher.signal(SIGTERM)
+        #expect(exit.status == 0, "\(exit)")
+        #expect(watcher.stdout.isEmpty, "\(exit)")
+    }
+}
+
+// MARK: A running watcher
+
+/// How a watcher ended.
+private struct WatcherExit: CustomStringConvertible {
+    /// The exit status; 128 + the signal number if a signal killed it; -1 if it never exited.
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var description: String { "storectl watch -> \(status)\n--- stdout ---\n\(stdout)\n--- stderr ---\n\(stderr)" }
+}
+
+private struct WatcherTimeout: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// `storectl watch ...` running in the background, with stdout and stderr going to files that the
+/// test reads as they grow. Killed (SIGKILL) when the test ends if it still runs.
+private final class Watcher: @unchecked Sendable {
+    // Why @unchecked Sendable is safe: `exitStatus` is read and written only under `lock` (the
+    // termination handler runs on another thread); `taken` is used only by the test's own task;
+    // the process is only started in init, then signalled and asked for its pid.
+    private let process = Process()
+    private let storectl: Storectl
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+    private let outPath: String
+    private let errPath: String
+    private let handles: [FileHandle]
+    private var taken = 0
+    let arguments: [String]
+
+    init(_ storectl: Storectl, _ arguments: [String]) throws {
+        self.arguments = arguments
+        self.storectl = storectl
+        let io = storectl.directory.file(".io/watch-\(UUID().uuidString)")
+        outPath = io + ".out"
+        errPath = io + ".err"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        handles = [out, err]
+        process.executableURL = try Storectl.executableURL()
+        process.arguments = arguments
+        process.environment = storectl.environment()
+        process.currentDirectoryURL = storectl.directory.url
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        process.terminationHandler = { [weak self] finished in
+            let status = finished.terminationReason == .uncaughtSignal ? 128 + finished.terminationStatus : finished.terminationStatus
+            guard let self else { return }
+            self.lock.withLock { self.exitStatus = status }
+        }
+        try process.run()
+    }
+
+    deinit {
+        kill()
+        for handle in handles { try? handle.close() }
+    }
+
+    var stdout: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    var exited: Int32? { lock.withLock { exitStatus } }
+
+    /// The complete lines printed so far.
+    var completeLines: [String] {
+        var lines = stdout.components(separatedBy: "\n")
+        lines.removeLast() // the unfinished line after the last newline (empty if none)
+        return lines
+    }
+
+    /// Polls until `condition` holds or `seconds` pass.
+    private func poll(within seconds: Double, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while !condition() {
+            if ContinuousClock.now >= deadline || exited != nil { return condition() }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    func waitForStderr(containing text: String, within seconds: Double = 10) async -> Bool {
+        await poll(within: seconds) { stderr.contains(text) }
+    }
+
+    /// Waits for `count` more lines than were taken before (in JSON mode, probe lines excluded).
+    func lines(count: Int, within seconds: Double = 10) async throws -> [String] {
+        let ok = await poll(within: seconds) { completeLines.count >= taken + count }
+        let lines = completeLines
+        guard ok else {
+            throw WatcherTimeout(description: "expected \(count) lines after \(taken) within \(seconds)s; "
+                                 + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
+        }
+        defer { taken += count }
+        return Array(lines[taken..<(taken + count)])
+    }
+
+    /// The JSON lines printed so far, probe lines excluded.
+    func jsonLinesNow() throws -> [WatchTests.Line] {
+        try completeLines.map(WatchTests.Line.init(json:)).filter { !$0.key.hasPrefix("probe-") }
+    }
+
+    /// Waits for `count` JSON lines after those already taken (probe lines excluded).
+    func jsonLines(count: Int, within seconds: Double = 10) async throws -> [WatchTests.Line] {
+        let ok = await poll(within: seconds) { ((try? jsonLinesNow().count) ?? 0) >= taken + count }
+        let lines = try jsonLinesNow()
+        guard ok else {
+            throw WatcherTimeout(description: "expected \(count) JSON lines within \(seconds)s; "
+                                 + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
+        }
+        defer { taken += count }
+        return Array(lines[taken..<(taken + count)])
+    }
+
+    /// In JSON mode nothing says the watcher is ready: commit probe records (`probe-N`, made by
+    /// `probe`) from other processes until one is printed.
+    func waitUntilJSONReady(probe: (String) -> [String]) async throws {
+        for attempt in 0..<10 {
+            let id = "probe-\(attempt)"
+            let result = try await storectl.run(probe(id))
+            guard result.succeeded else { throw WatcherTimeout(description: "probe failed: \(result)") }
+            if await poll(within: 1, { completeLines.contains { $0.contains("\"\(id)\"") } }) { return }
+        }
+        throw WatcherTimeout(description: "the watcher never printed a probe; stdout:\n\(stdout)\nstderr:\n\(stderr)")
+    }
+
+    /// Sends `signal` and waits (up to 10 s) for the exit.
+    func signal(_ number: Int32) async throws -> WatcherExit {
+        sendSignal(number, to: process.processIdentifier)
+        guard await poll(within: 10, { exited != nil }) else {
+            throw WatcherTimeout(description: "still running 10 s after signal \(number); stdout:\n\(stdout)\nstderr:\n\(stderr)")
+        }
+        return WatcherExit(status: exited ?? -1, stdout: stdout, stderr: stderr)
+    }
+
+    /// SIGINT through `Process.interrupt()`, then waits for the exit.
+    func interrupt() async throws -> WatcherExit {
+        process.interrupt()
+        guard await poll(within: 10, { exited != nil }) else {
+            throw WatcherTimeout(description: "still running 10 s after SIGINT; stdout:\n\(stdout)\nstderr:\n\(stderr)")
+        }
+        return WatcherExit(status: exited ?? -1, stdout: stdout, stderr: stderr)
+    }
+
+    /// SIGKILL if it still runs.
+    func kill() {
+        if exited == nil && process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
+    }
+}
+
+private func sendSignal(_ number: Int32, to pid: Int32) {
+    _ = kill(pid, number)
+}
