@@ -106,6 +106,23 @@ public struct ImageStore: Sendable {
         return try await store.write { try $0.images(budget: budget, now: now).evictToBudget() }
     }
 
+    /// The image for `url`: from the cache if it holds it, else downloaded (through the store's
+    /// transport) and cached. Concurrent loads of one URL make one download; the bytes are
+    /// inserted only if the cache still has no entry when the download returns.
+    public func load(_ url: String, maximumBytes: Int = 32 * 1024 * 1024, timeout: Duration = .seconds(30)) async throws -> CachedImage {
+        guard let location = URL(string: url), let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must be an absolute http(s) URL")
+        }
+        _ = try await store.imagePipeline.load(url, from: location, store: store, fetcher: store.fetcher,
+                                               maximumBytes: maximumBytes, timeout: timeout)
+        guard let image = try await get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
+        return image
+    }
+
+    /// Downloads started by `load` and sync since the store was opened (one per URL, however
+    /// many asked at once).
+    public var downloadCount: Int { get async { await store.imagePipeline.downloadCount } }
+
     public func stats() async throws -> ImageCacheStats {
         let (budget, now) = (budget, clock.now())
         return try await store.read { try $0.images(budget: budget, now: now).stats() }

@@ -6,8 +6,17 @@ public struct EventTable {
 
     private static let columns = "id, title, date, notes"
 
-    private static func decode(_ row: Statement) -> Event {
-        Event(id: row.text(0), title: row.text(1), date: CalendarDate(row.text(2))!, notes: row.optionalText(3))
+    private static func decode(_ row: Statement) throws -> Event {
+        let id = row.text(0)
+        return Event(id: id, title: row.text(1), date: try date(row.text(2), id: id), notes: row.optionalText(3))
+    }
+
+    /// A stored date; a row written by another tool around the CHECK is an error, not a crash.
+    private static func date(_ text: String, id: String) throws -> CalendarDate {
+        guard let date = CalendarDate(text) else {
+            throw StoreError.invalidRecord(kind: .event, key: id, field: "date", reason: "'\(text)' in the database is not a calendar date")
+        }
+        return date
     }
 
     /// Every event, ordered by date then id.
@@ -40,7 +49,7 @@ public struct EventTable {
         try db.query(
             "SELECT date, count(*) FROM events WHERE date >= ? AND date <= ? GROUP BY date ORDER BY date",
             [.text(month.firstDay.description), .text(month.lastDay.description)]
-        ) { DateCount(date: CalendarDate($0.text(0))!, count: $0.int(1)) }
+        ) { DateCount(date: try Self.date($0.text(0), id: "?"), count: $0.int(1)) }
     }
 
     /// Inserts a new event; `StoreError.recordExists` if its id is taken.
@@ -68,7 +77,7 @@ public struct EventTable {
     /// Deletes the event with this id; false if there was none.
     @discardableResult
     public func delete(_ id: String) throws -> Bool {
-        let dates = try db.query("DELETE FROM events WHERE id = ? RETURNING date", [.text(id)]) { CalendarDate($0.text(0))! }
+        let dates = try db.query("DELETE FROM events WHERE id = ? RETURNING date", [.text(id)]) { try Self.date($0.text(0), id: id) }
         guard !dates.isEmpty else { return false }
         db.recordedChanges.append(Change(kind: .event, key: id, operation: .delete, dates: dates))
         return true
