@@ -52,12 +52,12 @@ struct ConcurrencyTests {
         let expected = Set(groups.flatMap { prefix in (0..<perGroup).map { "\(prefix)-\($0)" } })
         #expect(list.count == expected.count)
         #expect(Set(list.compactMap { $0["id"] as? String }) == expected)
-        #expect(try sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == String(expected.count))
-        #expect(try sqlite3(storectl.db, "PRAGMA integrity_check") == "ok")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == String(expected.count))
+        #expect(try await sqlite3(storectl.db, "PRAGMA integrity_check") == "ok")
         // Racing to create the file applied each migration exactly once.
         let statuses = try JSON.array(expectSuccess(try await storectl("migrate", "status", "--json")).stdout)
         #expect(statuses.allSatisfy { $0["state"] as? String == "applied" })
-        #expect(try sqlite3(storectl.db, "SELECT count(*) FROM schema_migrations") == String(statuses.count))
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM schema_migrations") == String(statuses.count))
     }
 
     @Test("two shell loops writing different kinds to one file at the same time")

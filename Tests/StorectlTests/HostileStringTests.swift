@@ -40,10 +40,10 @@ struct HostileStringTests {
         }
         // The bytes in the file are the UTF-8 given: compare hex through the sqlite3 CLI.
         for (index, text) in Self.strings.enumerated() {
-            let hex = try sqlite3(storectl.db, "SELECT hex(name) FROM frameworks WHERE id = 'h\(index)'")
+            let hex = try await sqlite3(storectl.db, "SELECT hex(name) FROM frameworks WHERE id = 'h\(index)'")
             #expect(hex == text.utf8.map { String(format: "%02X", $0) }.joined(), "#\(index)")
         }
-        #expect(try sqlite3(storectl.db, "SELECT count(*) FROM sqlite_master WHERE name = 'frameworks'") == "1")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM sqlite_master WHERE name = 'frameworks'") == "1")
         // The table output keeps one line per row, whatever the newlines inside.
         #expect(expectSuccess(try await storectl("frameworks", "list")).lines.count == Self.strings.count + 2)
     }
@@ -56,10 +56,10 @@ struct HostileStringTests {
         let shown = try JSON.object(expectSuccess(try await storectl("frameworks", "show", id, "--json")).stdout)
         #expect(sameBytes(shown["id"] as? String, id))
         #expect(sameBytes(shown["description"] as? String, id))
-        #expect(try sqlite3(storectl.db, "SELECT hex(id) FROM frameworks") == id.utf8.map { String(format: "%02X", $0) }.joined())
+        #expect(try await sqlite3(storectl.db, "SELECT hex(id) FROM frameworks") == id.utf8.map { String(format: "%02X", $0) }.joined())
         expectSuccess(try await storectl("frameworks", "delete", id))
-        #expect(try sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == "0")
-        #expect(try sqlite3(storectl.db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frameworks'") == "1")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == "0")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frameworks'") == "1")
     }
 
     @Test("events and order items carry hostile text too")

@@ -18,8 +18,8 @@ struct MigrateTests {
         try JSON.array(expectSuccess(try await storectl("migrate", "status", "--json", "--db", db)).stdout)
     }
 
-    func tableCount(_ db: String) throws -> Int {
-        Int(try sqlite3(db, "SELECT count(*) FROM sqlite_master")) ?? -1
+    func tableCount(_ db: String) async throws -> Int {
+        Int(try await sqlite3(db, "SELECT count(*) FROM sqlite_master")) ?? -1
     }
 
     @Test("--dry-run on a fresh file lists every migration as 'would apply' and creates no tables")
@@ -27,14 +27,16 @@ struct MigrateTests {
         let storectl = try Storectl()
         let db = storectl.directory.file("fresh.sqlite")
         let result = expectSuccess(try await storectl("migrate", "--dry-run", "--db", db))
-        #expect(try tableCount(db) == 0, "a dry run changes nothing")
+        let afterDryRun = try await tableCount(db)
+        #expect(afterDryRun == 0, "a dry run changes nothing")
 
         let statuses = try await status(storectl, db)
         let expected = identifiers(statuses)
         #expect(expected.starts(with: Self.known), "\(expected)")
         #expect(result.lines == expected.map { "would apply \($0)" })
-        #expect(try tableCount(db) == 0, "status changes nothing either")
-        #expect(try sqlite3(db, ".tables") == "")
+        let afterStatus = try await tableCount(db)
+        #expect(afterStatus == 0, "status changes nothing either")
+        #expect(try await sqlite3(db, ".tables") == "")
     }
 
     @Test("migrate applies each migration once, then reports up to date")
@@ -52,8 +54,8 @@ struct MigrateTests {
         let dry = expectSuccess(try await storectl("migrate", "--dry-run", "--db", db))
         #expect(dry.output.contains("up to date") && !dry.output.contains("would apply"))
 
-        #expect(try sqlite3(db, "SELECT count(*) FROM schema_migrations") == String(expected.count))
-        let tables = Set(try sqlite3(db, "SELECT name FROM sqlite_master WHERE type = 'table'").split(separator: "\n").map(String.init))
+        #expect(try await sqlite3(db, "SELECT count(*) FROM schema_migrations") == String(expected.count))
+        let tables = Set(try await sqlite3(db, "SELECT name FROM sqlite_master WHERE type = 'table'").split(separator: "\n").map(String.init))
         #expect(tables.isSuperset(of: ["frameworks", "orders", "order_items", "events", "images", "schema_migrations"]))
     }
 

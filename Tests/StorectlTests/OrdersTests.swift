@@ -168,6 +168,6 @@ struct OrdersTests {
         expectFailure(try await storectl("orders", "show", "o1"), mentioning: ["'o1'"])
         #expect(try JSON.array(try await storectl("orders", "list", "--json").stdout).isEmpty)
         // Its items went with it.
-        #expect(try sqlite3(storectl.db, "SELECT count(*) FROM order_items") == "0")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM order_items") == "0")
     }
 }

@@ -130,7 +130,8 @@ struct HTTPTransportTests {
         }
 
         #expect(error as? HTTPError == .timedOut(url: url, after: .milliseconds(1500)))
-        #expect(took < .seconds(3))
+        // Unbounded, the dribble would last the server's 5 s; the margin absorbs a loaded machine.
+        #expect(took < .seconds(4))
     }
 
     @Test func connectionRefused() async throws {

@@ -280,8 +280,18 @@ struct FeedValidator {
 
     private mutating func checkDuplicateMembers(_ members: [JSONMember], at path: String) {
         guard members.count > 1 else { return }
-        var names = Set<String>()
-        for member in members where !names.insert(member.key).inserted {
+        // Records have a handful of members: comparing pairs beats building a set.
+        if members.count <= 16 {
+            for index in 1..<members.count {
+                let key = members[index].key
+                if members[..<index].contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+                    problem(path, "the member \(quote(key)) appears more than once")
+                }
+            }
+            return
+        }
+        var names = Set<ExactKey>()
+        for member in members where !names.insert(ExactKey(member.key)).inserted {
             problem(path, "the member \(quote(member.key)) appears more than once")
         }
     }
@@ -330,8 +340,16 @@ struct FeedValidator {
     }
 }
 
-/// A key compared byte for byte (UTF-8), as SQLite compares TEXT keys.
+/// A key compared byte for byte (UTF-8), as SQLite compares TEXT keys (Swift's `String ==`
+/// treats canonically equivalent strings as equal). Hashes the bytes in place, allocating nothing.
 private struct ExactKey: Hashable {
-    let bytes: [UInt8]
-    init(_ key: String) { bytes = Array(key.utf8) }
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
 }

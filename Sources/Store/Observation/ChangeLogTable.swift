@@ -11,14 +11,42 @@ struct ChangeLogTable {
     /// Logs one transaction's changes and returns its `tx`.
     @discardableResult
     func append(_ changes: [Change], committedAt: Date) throws -> Int64 {
-        let json = JSONWriter(pretty: false).string(.array(changes.map(\.jsonValue)))
+        let json = Self.encode(changes)
         try db.execute("INSERT INTO change_log (committed_at, changes) VALUES (?, ?)",
                        [.text(Timestamp.format(committedAt)), .text(json)])
-        let tx = try latestTransaction()
+        let tx = db.lastInsertedRowID
         if tx % 100 == 0 {
             try db.execute("DELETE FROM change_log WHERE tx <= ?", [.integer(tx - Self.retainedTransactions)])
         }
         return tx
+    }
+
+    /// The same text as `JSONWriter(pretty: false)` would give for `changes.map(\.jsonValue)`,
+    /// written directly: a sync logs one change per record, so this runs 100,000 times for a
+    /// 100,000-record sync.
+    static func encode(_ changes: [Change]) -> String {
+        var out = "["
+        out.reserveCapacity(changes.count * 64)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"kind\":\""
+            out += change.kind.rawValue
+            out += "\",\"key\":"
+            JSONWriter.writeString(change.key, into: &out)
+            out += ",\"operation\":\""
+            out += change.operation.rawValue
+            out += "\""
+            if change.kind == .event {
+                out += ",\"dates\":["
+                for (position, date) in change.dates.enumerated() {
+                    if position > 0 { out += "," }
+                    out += "\"" + date.description + "\""
+                }
+                out += "]"
+            }
+            out += "}"
+        }
+        return out + "]"
     }
 
     func latestTransaction() throws -> Int64 {

@@ -5,27 +5,40 @@ import Foundation
 /// Guarantees: every read runs in its own transaction, so it sees one committed snapshot from
 /// start to end; in WAL mode "readers do not block writers and a writer does not block readers"
 /// (https://sqlite.org/wal.html), so a read never waits for a write in progress. At most
-/// `maximumCount` connections are open; a read beyond that waits for one to be free. Reads run
-/// on a dispatch queue, not on Swift's cooperative pool.
+/// `maximumCount` connections are open; a read beyond that waits, without holding any thread,
+/// for one to be free. Each connection runs its reads on its own serial dispatch queue: never on
+/// Swift's cooperative pool, and never blocking a thread to wait.
 final class ReaderPool: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `idle`, `openCount` and `isClosed` are read and written
-    // only while `lock` is held, and a `Database` taken out of `idle` is used by exactly one
-    // thread until it is put back; `limit` bounds how many are out at once. Everything else is
-    // immutable.
+    // Why @unchecked Sendable is safe: `idle`, `waiting`, `openCount` and `isClosed` are read and
+    // written only while `lock` is held. A `Reader` (connection and queue) is owned by exactly
+    // one read at a time: taken out of `idle` (or created) under the lock, used only on its own
+    // serial queue, and handed back under the lock. Everything else is immutable.
     private let lock = NSLock()
-    private var idle: [Database] = []
+    private var idle: [Reader] = []
+    private var waiting: [Waiter] = []
     private var openCount = 0
     private var isClosed = false
-    private let limit: DispatchSemaphore
-    private let queue = DispatchQueue(label: "store.readers", qos: .userInitiated, attributes: .concurrent)
     private let path: String
     private let options: Database.OpenOptions
     let maximumCount: Int
 
+    /// A connection and the serial queue it is used on.
+    private struct Reader: @unchecked Sendable {
+        // Why @unchecked Sendable is safe: `database` (not Sendable) is only ever touched on
+        // `queue`, a serial queue, by the one read that owns this Reader at the time (see above).
+        let database: Database
+        let queue: DispatchQueue
+    }
+
+    /// A read waiting for a connection: `run` is given one, `fail` is told why there is none.
+    private struct Waiter: Sendable {
+        let run: @Sendable (Reader) -> Void
+        let fail: @Sendable (any Error) -> Void
+    }
+
     init(path: String, maximumCount: Int, busyTimeout: Duration) {
         self.path = path
-        self.maximumCount = maximumCount
-        self.limit = DispatchSemaphore(value: maximumCount)
+        self.maximumCount = max(1, maximumCount)
         self.options = Database.OpenOptions(readOnly: false, create: false, busyTimeout: busyTimeout)
     }
 
@@ -34,45 +47,89 @@ final class ReaderPool: @unchecked Sendable {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result { try self.readNow(body) })
+            acquire(Waiter(
+                run: { reader in
+                    let result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                    self.release(reader)
+                    continuation.resume(with: result)
+                },
+                fail: { continuation.resume(throwing: $0) }
+            ))
+        }
+    }
+
+    /// Closes every idle connection; later reads, and reads still waiting, throw
+    /// `StoreError.closed`. Reads that are running keep theirs until they finish, and it is
+    /// closed then.
+    func close() {
+        let abandoned = lock.withLock { () -> [Waiter] in
+            isClosed = true
+            openCount -= idle.count
+            idle.removeAll()
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for waiter in abandoned { waiter.fail(StoreError.closed) }
+    }
+
+    // MARK: Connections
+
+    private enum Grant {
+        case reuse(Reader)
+        case open
+        case wait
+        case closed
+    }
+
+    private func acquire(_ waiter: Waiter) {
+        let grant = lock.withLock { () -> Grant in
+            if isClosed { return .closed }
+            if let reader = idle.popLast() { return .reuse(reader) }
+            if openCount < maximumCount {
+                openCount += 1
+                return .open
+            }
+            waiting.append(waiter)
+            return .wait
+        }
+        switch grant {
+        case .reuse(let reader): reader.queue.async { waiter.run(reader) }
+        case .open: open(for: waiter)
+        case .wait: break
+        case .closed: waiter.fail(StoreError.closed)
+        }
+    }
+
+    /// Opens a connection on a new serial queue (overcommit: it gets a thread of its own) and
+    /// runs the waiter's read on it.
+    private func open(for waiter: Waiter) {
+        let queue = DispatchQueue(label: "store.reader", qos: .userInitiated)
+        queue.async { [path, options] in
+            do {
+                let database = try Database(path: path, options: options)
+                // Belt and braces: a read closure cannot write through this connection.
+                try database.execute("PRAGMA query_only = ON")
+                waiter.run(Reader(database: database, queue: queue))
+            } catch {
+                self.lock.withLock { self.openCount -= 1 }
+                waiter.fail(error)
             }
         }
     }
 
-    /// Closes every idle connection; later reads throw `StoreError.closed`. Reads that are
-    /// running keep theirs until they finish, and it is closed then.
-    func close() {
-        lock.withLock {
-            isClosed = true
-            openCount -= idle.count
-            idle.removeAll()
+    /// Hands a connection to the next waiting read, or back to the idle ones.
+    private func release(_ reader: Reader) {
+        let next = lock.withLock { () -> Waiter? in
+            if isClosed {
+                // After close(), the connection is dropped (and so closed) instead of kept.
+                openCount -= 1
+                return nil
+            }
+            if !waiting.isEmpty { return waiting.removeFirst() }
+            idle.append(reader)
+            return nil
         }
-    }
-
-    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        limit.wait()
-        defer { limit.signal() }
-        let database = try checkOut()
-        defer { checkIn(database) }
-        return try database.inTransaction(.deferred) { try body(database) }
-    }
-
-    private func checkOut() throws -> Database {
-        let (closed, reusable) = lock.withLock { isClosed ? (true, nil) : (false, idle.popLast()) }
-        if closed { throw StoreError.closed }
-        if let reusable { return reusable }
-        let database = try Database(path: path, options: options)
-        // Belt and braces: a read closure cannot write through this connection.
-        try database.execute("PRAGMA query_only = ON")
-        lock.withLock { openCount += 1 }
-        return database
-    }
-
-    private func checkIn(_ database: Database) {
-        lock.withLock {
-            // After close(), the connection is dropped (and so closed) instead of kept.
-            if isClosed { openCount -= 1 } else { idle.append(database) }
-        }
+        // Already on the reader's queue: the next read follows on it.
+        if let next { reader.queue.async { next.run(reader) } }
     }
 }

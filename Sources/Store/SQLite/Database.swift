@@ -102,6 +102,9 @@ public final class Database {
     /// The number of rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the last row inserted through this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Whether a transaction is open on this connection.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
@@ -130,10 +133,10 @@ public final class Database {
 
     /// Runs `body` in a transaction: committed if it returns, rolled back and rethrown if it throws.
     func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
-        try executeScript("BEGIN \(kind.rawValue) TRANSACTION")
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
         do {
             let result = try body()
-            try executeScript("COMMIT TRANSACTION")
+            try execute("COMMIT TRANSACTION")
             return result
         } catch {
             rollbackIfNeeded()

@@ -54,7 +54,7 @@ public final class Store: Sendable {
         /// Retries of failed HTTP requests (backoff with jitter, Retry-After honoured).
         public var retryPolicy = RetryPolicy()
         /// How often observers look for changes committed by other processes on the same file.
-        public var observationPollInterval: Duration = .milliseconds(250)
+        public var observationPollInterval: Duration = .milliseconds(100)
         /// The jitter source for retry backoff, in 0..<1.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
@@ -145,7 +145,9 @@ public final class Store: Sendable {
     /// Runs blocking work (opening, migrating) off the cooperative thread pool.
     static func onBlockingQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
+            // A serial queue of its own gets its own thread; global queues share the cooperative
+            // pool's threads on Linux, and opening may wait on another process's lock.
+            DispatchQueue(label: "store.open", qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
         }
     }
 

@@ -37,21 +37,17 @@ struct Reconciler {
         let frameworks = db.frameworks, orders = db.orders, events = db.events
         try reconcile(feed.frameworks, deleted: feed.deleted.frameworks, kind: .framework, key: \.id,
                       find: frameworks.find, insert: frameworks.insert, update: frameworks.update,
-                      delete: { _ = try frameworks.delete($0) }, hash: { Self.hash($0.jsonValue) })
+                      delete: { _ = try frameworks.delete($0) }, hash: RecordHash.of)
         try reconcile(feed.orders, deleted: feed.deleted.orders, kind: .order, key: \.id,
                       find: orders.find, insert: orders.insert, update: orders.update,
-                      delete: { _ = try orders.delete($0) }, hash: { Self.hash($0.jsonValue()) })
+                      delete: { _ = try orders.delete($0) }, hash: RecordHash.of)
         try reconcile(feed.events, deleted: feed.deleted.events, kind: .event, key: \.id,
                       find: events.find, insert: events.insert, update: events.update,
-                      delete: { _ = try events.delete($0) }, hash: { Self.hash($0.jsonValue) })
+                      delete: { _ = try events.delete($0) }, hash: RecordHash.of)
         try reconcileImages(feed.images, deleted: feed.deleted.images)
     }
 
-    static func hash(_ value: JSONValue) -> UInt64 { FNV1a.hash(JSONWriter(pretty: false).string(value)) }
-
-    static func hash(image data: Data, contentType: String?) -> UInt64 {
-        FNV1a.hash(data, seed: FNV1a.hash(contentType ?? ""))
-    }
+    static func hash(image data: Data, contentType: String?) -> UInt64 { RecordHash.of(image: data, contentType: contentType) }
 
     // MARK: Records
 

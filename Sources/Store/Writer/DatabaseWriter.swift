@@ -104,7 +104,7 @@ actor DatabaseWriter {
 
     private func run(_ batch: [PendingWrite], on database: Database) {
         do {
-            try database.executeScript("BEGIN IMMEDIATE TRANSACTION")
+            try database.execute("BEGIN IMMEDIATE TRANSACTION")
         } catch {
             for write in batch { write.finish(error) }
             return
@@ -143,7 +143,7 @@ actor DatabaseWriter {
             if !database.recordedChanges.isEmpty, try logsChanges(database) {
                 willCommit(try ChangeLogTable(db: database).append(database.recordedChanges, committedAt: now()))
             }
-            try database.executeScript("COMMIT TRANSACTION")
+            try database.execute("COMMIT TRANSACTION")
         } catch {
             database.rollbackIfNeeded()
             database.recordedChanges.removeAll()
@@ -165,19 +165,19 @@ actor DatabaseWriter {
 
     private static func inSavepoint(_ database: Database, _ body: () -> (any Error)?) -> (any Error)? {
         do {
-            try database.executeScript("SAVEPOINT batched_write")
+            try database.execute("SAVEPOINT batched_write")
         } catch {
             return error
         }
         if let error = body() {
             if database.isInTransaction {
-                try? database.executeScript("ROLLBACK TRANSACTION TO SAVEPOINT batched_write")
-                try? database.executeScript("RELEASE SAVEPOINT batched_write")
+                try? database.execute("ROLLBACK TRANSACTION TO SAVEPOINT batched_write")
+                try? database.execute("RELEASE SAVEPOINT batched_write")
             }
             return error
         }
         do {
-            try database.executeScript("RELEASE SAVEPOINT batched_write")
+            try database.execute("RELEASE SAVEPOINT batched_write")
             return nil
         } catch {
             return error

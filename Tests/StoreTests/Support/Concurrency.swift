@@ -1,12 +1,14 @@
 import Dispatch
+import Foundation
 
-/// Waits for `semaphore` on a global dispatch queue, so the cooperative thread pool is never
-/// blocked; true if it was signalled within `seconds`.
+/// Waits for `semaphore` on a thread of its own, so neither the cooperative thread pool nor
+/// the global dispatch queues (which share its threads on Linux) are blocked; true if it was
+/// signalled within `seconds`.
 func wait(for semaphore: DispatchSemaphore, seconds: Double = 10) async -> Bool {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
+        Thread {
             continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success)
-        }
+        }.start()
     }
 }
 

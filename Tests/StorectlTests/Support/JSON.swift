@@ -62,8 +62,9 @@ func sameBytes(_ a: String?, _ b: String?) -> Bool {
     return Array(a.utf8) == Array(b.utf8)
 }
 
-/// Runs /usr/bin/sqlite3 (the stock CLI) on `database` with `arguments`; its stdout.
-func sqlite3(_ database: String, _ arguments: String...) throws -> String {
+/// Runs /usr/bin/sqlite3 (the stock CLI) on `database` with `arguments`; its stdout. Waits
+/// for the process without blocking a thread of Swift's cooperative pool (2 threads here).
+func sqlite3(_ database: String, _ arguments: String...) async throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
     process.arguments = [database] + arguments
@@ -77,8 +78,18 @@ func sqlite3(_ database: String, _ arguments: String...) throws -> String {
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        process.terminationHandler = { _ in continuation.resume() }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            continuation.resume()
+        }
+    }
+    guard !process.isRunning, process.processIdentifier != 0 else {
+        throw SQLite3Failed(arguments: arguments, status: -1, stderr: "could not start /usr/bin/sqlite3")
+    }
     let stdout = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(), as: UTF8.self)
     let stderr = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data(), as: UTF8.self)
     guard process.terminationStatus == 0 else {

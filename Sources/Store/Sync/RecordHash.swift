@@ -1,0 +1,80 @@
+import Foundation
+
+/// A record's content hash, for telling whether it changed since sync last received it.
+/// Fields are hashed directly (length-prefixed, so field boundaries count), not through JSON:
+/// this runs once or twice per record of every sync.
+struct RecordHash {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    private mutating func byte(_ byte: UInt8) {
+        value ^= UInt64(byte)
+        value &*= 0x0000_0100_0000_01B3
+    }
+
+    mutating func add(_ integer: Int64) {
+        var bits = UInt64(bitPattern: integer)
+        for _ in 0..<8 {
+            byte(UInt8(truncatingIfNeeded: bits))
+            bits >>= 8
+        }
+    }
+
+    mutating func add(_ text: String) {
+        add(Int64(text.utf8.count))
+        for unit in text.utf8 { byte(unit) }
+    }
+
+    mutating func add(_ text: String?) {
+        if let text {
+            byte(1)
+            add(text)
+        } else {
+            byte(0)
+        }
+    }
+
+    mutating func add(_ data: Data) {
+        add(Int64(data.count))
+        for unit in data { byte(unit) }
+    }
+
+    static func of(_ framework: Framework) -> UInt64 {
+        var hash = RecordHash()
+        hash.add(framework.id)
+        hash.add(framework.name)
+        hash.add(framework.imageName)
+        hash.add(framework.urlString)
+        hash.add(framework.description)
+        return hash.value
+    }
+
+    static func of(_ order: Order) -> UInt64 {
+        var hash = RecordHash()
+        hash.add(order.id)
+        hash.add(Timestamp.milliseconds(order.placedAt))
+        hash.add(Int64(order.items.count))
+        for item in order.items {
+            hash.add(item.itemName)
+            hash.add(item.price.minorUnits)
+            hash.add(Int64(item.aisle))
+            hash.add(Int64(item.quantity))
+        }
+        return hash.value
+    }
+
+    static func of(_ event: Event) -> UInt64 {
+        var hash = RecordHash()
+        hash.add(event.id)
+        hash.add(event.title)
+        hash.add(Int64(event.date.daysSinceEpoch))
+        hash.add(event.notes)
+        return hash.value
+    }
+
+    static func of(image data: Data, contentType: String?) -> UInt64 {
+        var hash = RecordHash()
+        hash.add(contentType)
+        hash.add(data)
+        return hash.value
+    }
+}
