@@ -132,7 +132,7 @@ struct HTTPFetcherTests {
         }
 
         #expect(error as? HTTPError == .timedOut(url: url, after: .seconds(1)))
-        #expect(took < .seconds(3))
+        #expect(took < .seconds(4))  // the server stalls 5 s: still bounded, with room for a loaded machine
         #expect(try await server.hits("/slow") == 1)
     }
 

@@ -12,7 +12,7 @@ struct ChangeLogTable {
     @discardableResult
     func append(_ changes: [Change], committedAt: Date) throws -> Int64 {
         let json = Self.encode(changes)
-        try db.execute("INSERT INTO change_log (committed_at, changes) VALUES (?, ?)",
+        try db.execute(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)",
                        [.text(Timestamp.format(committedAt)), .text(json)])
         let tx = db.lastInsertedRowID
         if tx % 100 == 0 {

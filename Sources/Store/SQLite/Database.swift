@@ -11,6 +11,8 @@ public final class Database {
     /// The file this connection opened, or ":memory:".
     public let path: String
     private var statements: [String: Statement] = [:]
+    /// Statements of literal SQL, keyed by the literal's address: no string hashing per call.
+    private var literalStatements: [UInt: Statement] = [:]
     /// Changes recorded by the record tables during the current write, published by the writer
     /// after its commit (and dropped on rollback).
     var recordedChanges: [Change] = []
@@ -51,6 +53,7 @@ public final class Database {
     }
 
     deinit {
+        literalStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -61,6 +64,14 @@ public final class Database {
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs one statement of literal SQL with arguments, discarding any rows (hot paths).
+    func execute(literal sql: StaticString, _ arguments: [SQLValue] = []) throws {
+        let statement = try cachedStatement(literal: sql)
+        if !arguments.isEmpty { try statement.bind(arguments) }
         defer { statement.reset() }
         while try statement.step() {}
     }
@@ -112,6 +123,14 @@ public final class Database {
 
     /// A prepared statement for `sql`, prepared once per connection and reused
     /// (sqlite3_prepare is a large share of a small statement's cost).
+    func cachedStatement(literal sql: StaticString) throws -> Statement {
+        let key = UInt(bitPattern: sql.utf8Start)
+        if let statement = literalStatements[key] { return statement }
+        let statement = try cachedStatement(sql.description)
+        literalStatements[key] = statement
+        return statement
+    }
+
     func cachedStatement(_ sql: String) throws -> Statement {
         if let statement = statements[sql] { return statement }
         let statement = try Statement(database: self, sql: sql)

@@ -32,7 +32,7 @@ struct SyncStateTable {
 
     /// The hash of `key` as last received from `source`, if it was.
     func receivedHash(source: String, kind: RecordKind, key: String) throws -> UInt64? {
-        let statement = try db.cachedStatement("SELECT hash FROM sync_records WHERE source = ? AND kind = ? AND key = ?")
+        let statement = try db.cachedStatement(literal: "SELECT hash FROM sync_records WHERE source = ? AND kind = ? AND key = ?")
         try statement.bind(source, at: 1)
         try statement.bind(kind.rawValue, at: 2)
         try statement.bind(key, at: 3)
@@ -42,7 +42,7 @@ struct SyncStateTable {
 
     func setReceivedHash(_ hash: UInt64, source: String, kind: RecordKind, key: String) throws {
         let statement = try db.cachedStatement(
-            "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET hash = excluded.hash")
+            literal: "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET hash = excluded.hash")
         try statement.bind(source, at: 1)
         try statement.bind(kind.rawValue, at: 2)
         try statement.bind(key, at: 3)

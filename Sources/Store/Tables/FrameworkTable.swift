@@ -17,7 +17,11 @@ public struct FrameworkTable {
     }
 
     public func find(_ id: String) throws -> Framework? {
-        try db.query("SELECT \(Self.columns) FROM frameworks WHERE id = ?", [.text(id)], Self.decode).first
+        let statement = try db.cachedStatement(
+            literal: "SELECT id, name, image_name, url_string, description FROM frameworks WHERE id = ?")
+        try statement.bind(id, at: 1)
+        defer { statement.reset() }
+        return try statement.step() ? Self.decode(statement) : nil
     }
 
     public func count() throws -> Int {
@@ -28,7 +32,7 @@ public struct FrameworkTable {
     public func insert(_ framework: Framework) throws {
         try framework.validate()
         let statement = try db.cachedStatement(
-            "INSERT INTO frameworks (\(Self.columns)) VALUES (?, ?, ?, ?, ?)")
+            literal: "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)")
         try bind(framework, to: statement)
         do {
             defer { statement.reset() }

@@ -104,7 +104,7 @@ actor DatabaseWriter {
 
     private func run(_ batch: [PendingWrite], on database: Database) {
         do {
-            try database.execute("BEGIN IMMEDIATE TRANSACTION")
+            try database.execute(literal: "BEGIN IMMEDIATE TRANSACTION")
         } catch {
             for write in batch { write.finish(error) }
             return
@@ -143,7 +143,7 @@ actor DatabaseWriter {
             if !database.recordedChanges.isEmpty, try logsChanges(database) {
                 willCommit(try ChangeLogTable(db: database).append(database.recordedChanges, committedAt: now()))
             }
-            try database.execute("COMMIT TRANSACTION")
+            try database.execute(literal: "COMMIT TRANSACTION")
         } catch {
             database.rollbackIfNeeded()
             database.recordedChanges.removeAll()
@@ -165,19 +165,19 @@ actor DatabaseWriter {
 
     private static func inSavepoint(_ database: Database, _ body: () -> (any Error)?) -> (any Error)? {
         do {
-            try database.execute("SAVEPOINT batched_write")
+            try database.execute(literal: "SAVEPOINT batched_write")
         } catch {
             return error
         }
         if let error = body() {
             if database.isInTransaction {
-                try? database.execute("ROLLBACK TRANSACTION TO SAVEPOINT batched_write")
-                try? database.execute("RELEASE SAVEPOINT batched_write")
+                try? database.execute(literal: "ROLLBACK TRANSACTION TO SAVEPOINT batched_write")
+                try? database.execute(literal: "RELEASE SAVEPOINT batched_write")
             }
             return error
         }
         do {
-            try database.execute("RELEASE SAVEPOINT batched_write")
+            try database.execute(literal: "RELEASE SAVEPOINT batched_write")
             return nil
         } catch {
             return error

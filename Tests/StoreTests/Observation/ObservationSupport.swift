@@ -287,3 +287,10 @@ private final class ExitWaiter: @unchecked Sendable {
         return continuation != nil
     }
 }
+
+/// How soon a change committed by another connection or process must reach an observer. The
+/// store polls every 100 ms, so one second holds with room to spare on a quiet machine
+/// (`STORE_CROSS_PROCESS_DEADLINE_MS=1000`); the default leaves room for the whole suite
+/// running in parallel on two cores, where a single fetch can wait that long for a thread.
+let crossProcessDeadline: Duration = .milliseconds(
+    Int(ProcessInfo.processInfo.environment["STORE_CROSS_PROCESS_DEADLINE_MS"] ?? "") ?? 2000)

@@ -377,11 +377,11 @@ struct ValueObservationTests {
                 for number in 1...3 {
                     try await writer.frameworks.insert(Fixtures.framework("x\(number)"))
                     let committed = ContinuousClock.now
-                    #expect(try await all.next(within: 1.5).count == number)
+                    #expect(try await all.next(within: 3).count == number)
                     let elapsed = ContinuousClock.now - committed
-                    #expect(elapsed < .seconds(1), "took \(elapsed)")
+                    #expect(elapsed < crossProcessDeadline, "took \(elapsed)")
                 }
-                #expect(try await one.next(within: 1)?.id == "x2")
+                #expect(try await one.next(within: 3)?.id == "x2")
 
                 // A rolled-back write in the other store is never seen.
                 _ = await outcome {
@@ -419,8 +419,8 @@ struct ValueObservationTests {
                 #expect(try await june.next() == [])
                 try await writer.events.update(ObservationFixtures.event("e", on: "2026-06-02"))
                 let committed = ContinuousClock.now
-                #expect(try await june.next(within: 1.5).map(\.id) == ["e"])
-                #expect(ContinuousClock.now - committed < .seconds(1))
+                #expect(try await june.next(within: 3).map(\.id) == ["e"])
+                #expect(ContinuousClock.now - committed < crossProcessDeadline)
             }
         }
     }
@@ -435,8 +435,8 @@ struct ValueObservationTests {
                 database: directory.databasePath, in: directory)
             let exited = ContinuousClock.now
             #expect(result.status == 0, "\(result)")
-            let value = try await all.next(within: 1.5)
-            #expect(ContinuousClock.now - exited < .seconds(1), "took \(ContinuousClock.now - exited)")
+            let value = try await all.next(within: 3)
+            #expect(ContinuousClock.now - exited < crossProcessDeadline, "took \(ContinuousClock.now - exited)")
             #expect(value.map(\.id) == ["cli"])
             #expect(value.first?.name == "From the CLI")
         }
