@@ -58,7 +58,8 @@ struct SyncRunCommand: AsyncParsableCommand {
             report = try await opened.sync(from: feedSource, options: options)
         } catch {
             progress.finish()
-            throw CLIError("sync from \(feedSource) failed; the store is unchanged:\n\(error)")
+            // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
+            throw CLIError("sync from \(feedSource) into \(store.resolvedPath) failed; the store is unchanged:\n\(error)")
         }
         progress.finish()
         if json {
