@@ -1,0 +1,35 @@
+import Foundation
+import Store
+
+/// N frameworks of about 264 bytes each, the same every run.
+func makeFrameworks(_ count: Int, from start: Int = 0) -> [Framework] {
+    (start..<(start + count)).map { index in
+        let number = String(index)
+        let id = "fw-" + String(repeating: "0", count: max(0, 7 - number.count)) + number
+        return Framework(
+            id: id, name: "Framework \(index)", imageName: "framework-\(index)",
+            urlString: "https://developer.apple.com/documentation/\(id)",
+            description: "Framework \(index) lets apps do one thing well: it is fast, safe, documented, tested and a pleasure to use in every kind of app.")
+    }
+}
+
+/// A feed file holding `frameworks`, written with the store's own exporter shape.
+func writeFeed(_ frameworks: [Framework], to path: String) throws {
+    var text = "{\n  \"version\": 1,\n  \"frameworks\": [\n"
+    let writer = JSONWriter(pretty: false)
+    for (index, framework) in frameworks.enumerated() {
+        text += "    " + writer.string(framework.jsonValue) + (index + 1 < frameworks.count ? ",\n" : "\n")
+    }
+    text += "  ]\n}\n"
+    try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+}
+
+/// One line of the results table.
+struct Result {
+    let workload: String
+    let ours: String
+    let baseline: String
+    let ratio: String
+    let target: String
+    let met: Bool?
+}

@@ -1,0 +1,238 @@
+// Store benchmarks: each workload against its baseline in the same run; the table shows
+// medians and ratios (ours / baseline: below 1 is faster). See Benchmarks/README in the
+// top-level README, "Performance".
+//
+// Usage: StoreBenchmarks [--n N] [--runs R] [--storectl PATH] [--memory N] [--only NAME]
+import Foundation
+import Store
+
+struct Options {
+    var n = 100_000
+    var runs = 5
+    var storectl: String?
+    var memoryRecords: Int?
+    var only: String?
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let value = iterator.next() else { throw BenchmarkError("\(argument) needs a value") }
+                return value
+            }
+            switch argument {
+            case "--n": n = Int(try value()) ?? n
+            case "--runs": runs = max(1, Int(try value()) ?? runs)
+            case "--storectl": storectl = try value()
+            case "--memory": memoryRecords = Int(try value())
+            case "--only": only = try value()
+            default: throw BenchmarkError("unknown argument \(argument)")
+            }
+        }
+    }
+}
+
+let options = try Options(CommandLine.arguments)
+let scratch = Scratch()
+var results: [Result] = []
+
+func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000) }
+func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2fx", a / b) }
+func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f/s", Double(count) / seconds) }
+func wanted(_ name: String) -> Bool { options.only.map { name.contains($0) } ?? true }
+func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+let n = options.n
+let frameworks = makeFrameworks(n)
+
+// MARK: insert N frameworks in one write
+
+if wanted("insert") {
+    log("insert \(n) frameworks in one write")
+    let file = "insert.sqlite"
+    let raw = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
+        let db = try RawSQLite.open(scratch.path(file))
+        try RawSQLite.insert(frameworks, into: db)
+        _ = GRDBSQLiteClose(db)
+    }
+    let ours = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
+        let store = try await Store.open(at: scratch.path(file))
+        try await store.write { db in for framework in frameworks { try db.frameworks.insert(framework) } }
+        await store.close()
+    }
+    let grdbStatement = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
+        try GRDBBaseline.insertCachedStatement(frameworks, into: try GRDBBaseline.open(scratch.path(file)))
+    }
+    let grdbCodable = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
+        try GRDBBaseline.insertCodable(frameworks, into: try GRDBBaseline.open(scratch.path(file)))
+    }
+    results.append(Result(workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
+                          baseline: "raw C \(ms(raw)); GRDB statement \(ratio(grdbStatement, raw)), Codable \(ratio(grdbCodable, raw))",
+                          ratio: ratio(ours, raw), target: "<= 1.15x raw C", met: ours / raw <= 1.15))
+}
+
+// MARK: fetch all N frameworks into structs
+
+if wanted("fetch") {
+    log("fetch \(n) frameworks")
+    let file = "fetch.sqlite"
+    scratch.remove(file)
+    do {
+        // The store's own schema (migrations), so every contender reads the same file.
+        let store = try await Store.open(at: scratch.path(file))
+        try await store.frameworks.insert(frameworks)
+        await store.close()
+    }
+    let db = try RawSQLite.open(scratch.path(file))
+    let raw = try await medianSeconds(runs: options.runs) { let count = try RawSQLite.fetchAll(db).count; precondition(count == n) }
+    _ = GRDBSQLiteClose(db)
+    let store = try await Store.open(at: scratch.path(file))
+    let ours = try await medianSeconds(runs: options.runs) { let count = try await store.frameworks.fetchAll().count; precondition(count == n) }
+    await store.close()
+    let pool = try GRDBBaseline.open(scratch.path(file))
+    let grdbCursor = try await medianSeconds(runs: options.runs) { let count = try GRDBBaseline.fetchRowCursor(pool).count; precondition(count == n) }
+    let grdbCodable = try await medianSeconds(runs: options.runs) { let count = try GRDBBaseline.fetchAllCodable(pool).count; precondition(count == n) }
+    results.append(Result(workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
+                          baseline: "raw C \(ms(raw)); GRDB Row cursor \(ratio(grdbCursor, raw)), Codable fetchAll \(ratio(grdbCodable, raw))",
+                          ratio: ratio(ours, raw), target: "<= 1.1x raw C", met: ours / raw <= 1.1))
+}
+
+// MARK: whole-process sync vs the sqlite3 CLI's JSON1 import
+
+func cliImportScript(feed: String) -> String {
+    RawSQLite.schema + """
+
+        PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+        INSERT INTO frameworks (id, name, image_name, url_string, description)
+        SELECT value->>'id', value->>'name', value->>'imageName', value->>'urlString', value->>'description'
+        FROM json_each(readfile('\(feed)'), '$.frameworks') WHERE true
+        ON CONFLICT (id) DO NOTHING;
+        """
+}
+
+if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3") {
+    let feed = scratch.path("feed.json")
+    try writeFeed(frameworks, to: feed)
+    let half = scratch.path("half.json")
+    try writeFeed(Array(frameworks.prefix(n / 2)), to: half)
+    let feedMiB = Double((try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 0) / 1_048_576
+    let script = cliImportScript(feed: feed)
+    for (label, prefill) in [("empty store", nil), ("store holding half the ids", half)] as [(String, String?)] {
+        log("sync \(n) records into \(label)")
+        let seed = scratch.path("seed.sqlite"), seedCLI = scratch.path("seed-cli.sqlite")
+        for file in ["seed.sqlite", "seed-cli.sqlite"] { scratch.remove(file) }
+        if let prefill {
+            try runProcess(storectl, ["sync", prefill, "--db", seed, "--quiet"])
+            try runProcess(sqlite3, [seedCLI], stdin: cliImportScript(feed: prefill))
+        }
+        func copy(_ from: String, _ to: String) throws {
+            scratch.remove((to as NSString).lastPathComponent)
+            if FileManager.default.fileExists(atPath: from) { try FileManager.default.copyItem(atPath: from, toPath: to) }
+        }
+        let target = scratch.path("target.sqlite")
+        let cli = try await medianSeconds(runs: options.runs, setup: { try copy(seedCLI, target) }) {
+            try runProcess(sqlite3, [target], stdin: script)
+        }
+        let ours = try await medianSeconds(runs: options.runs, setup: { try copy(seed, target) }) {
+            try runProcess(storectl, ["sync", feed, "--db", target, "--quiet"])
+        }
+        results.append(Result(workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
+                              ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli),
+                              target: "<= 1.3x CLI", met: ours / cli <= 1.3))
+    }
+}
+
+// MARK: concurrent small writes
+
+if wanted("concurrent") {
+    let tasks = 8, perTask = max(1, n / 10)
+    log("\(tasks) tasks x \(perTask) single-record writes")
+    let records = makeFrameworks(tasks * perTask, from: 10_000_000)
+    let file = "small.sqlite"
+    let raw = try await medianSeconds(runs: max(1, options.runs / 2), setup: { scratch.remove(file) }) {
+        let db = try RawSQLite.open(scratch.path(file))
+        try RawSQLite.insert(records, into: db, transactionPerRow: true)
+        _ = GRDBSQLiteClose(db)
+    }
+    let ours = try await medianSeconds(runs: max(1, options.runs / 2), setup: { scratch.remove(file) }) {
+        let store = try await Store.open(at: scratch.path(file))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    for index in 0..<perTask { try await store.frameworks.insert(records[task * perTask + index]) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let count = try await store.frameworks.count()
+        precondition(count == records.count)
+        await store.close()
+    }
+    let total = tasks * perTask
+    results.append(Result(workload: "\(tasks) tasks x \(perTask) single-record writes", ours: "\(rate(total, ours)) (group commit)",
+                          baseline: "\(rate(total, raw)) (one transaction per write)", ratio: String(format: "%.1fx throughput", raw / ours),
+                          target: ">= 3x throughput", met: raw / ours >= 3))
+}
+
+// MARK: concurrent image requests
+
+if wanted("images") {
+    log("1,000 concurrent image requests for 100 URLs")
+    let downloads = Counter()
+    var configuration = Store.Configuration()
+    configuration.transport = HTTPTransport { request in
+        await downloads.increment()
+        try await Task.sleep(for: .milliseconds(5))
+        return HTTPResponse(url: request.url, status: 200, headers: ["Content-Type": "image/png"], body: Data(repeating: 7, count: 4096))
+    }
+    scratch.remove("images.sqlite")
+    let store = try await Store.open(at: scratch.path("images.sqlite"), configuration: configuration)
+    let start = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for request in 0..<1000 {
+            group.addTask { _ = try await store.images.load("https://images.example/\(request % 100).png") }
+        }
+        try await group.waitForAll()
+    }
+    let elapsed = ContinuousClock.now - start
+    let count = await downloads.value
+    results.append(Result(workload: "1,000 concurrent image requests for 100 URLs", ours: "\(count) downloads in \(elapsed)",
+                          baseline: "100 distinct URLs", ratio: "\(count)/100", target: "exactly 100 downloads", met: count == 100))
+    await store.close()
+}
+
+// MARK: peak memory of a large sync
+
+if let records = options.memoryRecords, let storectl = options.storectl, let python = which("python3"), let sqlite3 = which("sqlite3") {
+    log("peak memory of a \(records)-record sync")
+    let feed = scratch.path("large.json")
+    try writeFeed(makeFrameworks(records), to: feed)
+    let size = (try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 1
+    let measure = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdin=sys.stdin, stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    let ours = Int(try runProcess(python, ["-c", measure, storectl, "sync", feed, "--db", scratch.path("large.sqlite"), "--quiet", "--max-bytes", "4GiB"])
+        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let cli = Int(try runProcess(python, ["-c", measure, sqlite3, scratch.path("large-cli.sqlite")], stdin: cliImportScript(feed: feed))
+        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let feedMB = Double(size) / 1e6
+    results.append(Result(workload: "peak memory, \(records)-record sync (\(String(format: "%.0f", feedMB)) MB feed)",
+                          ours: String(format: "%.0f MB (%.2fx feed)", Double(ours) / 1000, Double(ours) * 1000 / Double(size)),
+                          baseline: String(format: "sqlite3 CLI %.0f MB (%.2fx)", Double(cli) / 1000, Double(cli) * 1000 / Double(size)),
+                          ratio: String(format: "%.2fx feed", Double(ours) * 1000 / Double(size)), target: "<= 2x feed",
+                          met: Double(ours) * 1000 / Double(size) <= 2))
+}
+
+// MARK: report
+
+actor Counter {
+    private(set) var value = 0
+    func increment() { value += 1 }
+}
+
+let date = Date().formatted(.iso8601)
+print("Store benchmarks, \(date), N = \(n), median of \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(sqliteVersion())")
+print("")
+print("| workload | ours | baseline(s) | ratio | target | met |")
+print("|---|---|---|---|---|---|")
+for result in results {
+    print("| \(result.workload) | \(result.ours) | \(result.baseline) | \(result.ratio) | \(result.target) | \(result.met.map { $0 ? "yes" : "NO" } ?? "-") |")
+}
