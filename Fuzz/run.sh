@@ -5,8 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 seconds="${1:-30}"
-swift build -c release --package-path "$here" --scratch-path "$here/.build" \
-    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library >&2
+swift build -c release --package-path "$here" --scratch-path "$here/.build" >&2
 corpus="$(mktemp -d)"
 trap 'rm -rf "$corpus"' EXIT
 cp "$here"/Corpus/* "$corpus"/

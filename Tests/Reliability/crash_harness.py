@@ -10,7 +10,9 @@ interrupted operation or exactly as after it:
     present are exactly the first k of the burst, each complete.
 
 Usage: crash_harness.py STORECTL [--kills N] [--seed S]
-Kills default to $STORE_CRASH_KILLS or 24 (CI); the full run uses 120.
+N is the number of processes actually killed (an attempt whose process finished first does
+not count; attempts are bounded at 4 per kill): $STORE_CRASH_KILLS or 24 (CI); the full run
+uses 120.
 """
 import argparse
 import json
@@ -98,7 +100,9 @@ def main():
         duration = time.monotonic() - started
         after = run([storectl, "export", "--db", target], env).stdout
         assert before != after
-        for attempt in range(per_kind):
+        for attempt in range(per_kind * 4):
+            if killed["sync"] >= per_kind:
+                break
             copy_store(base, target)
             killed["sync"] += kill_at_random([storectl, "sync", feed, "--db", target, "--quiet"], env, duration * 1.1)
             check = integrity(target)
@@ -109,10 +113,11 @@ def main():
         # --- migrate ------------------------------------------------------------------------
         migrations = sorted(name for name in os.listdir(os.path.join(os.path.dirname(__file__), "../../Migrations")) if name.endswith(".sql"))
         schemas = {}
-        for attempt in range(per_kind):
+        for attempt in range(per_kind * 4):
+            if killed["migrate"] >= per_kind:
+                break
             path = f"{work}/migrate-{attempt}.sqlite"
-            started = time.monotonic()
-            killed["migrate"] += kill_at_random([storectl, "migrate", "--db", path], env, 0.15)
+            killed["migrate"] += kill_at_random([storectl, "migrate", "--db", path], env, 0.08)
             if not os.path.exists(path):
                 continue
             check = integrity(path)
@@ -148,7 +153,9 @@ def main():
                 handle.write(f"'{storectl}' frameworks add --db '{burst}' --id w-{i:03d} --name 'Write {i}' "
                              f"--image-name w{i} --url https://example.com/{i} --description 'burst write {i}' >/dev/null\n")
         os.chmod(script, 0o755)
-        for attempt in range(per_kind):
+        for attempt in range(per_kind * 4):
+            if killed["writes"] >= per_kind:
+                break
             copy_store(empty, burst)
             process = subprocess.Popen(["/bin/sh", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             time.sleep(random.uniform(0, 1.5))
