@@ -4,8 +4,9 @@ import Foundation
 struct ChangeLogTable {
     let db: Database
 
-    /// Transactions kept in the log; older ones are pruned as new ones are written. An observer
-    /// that falls further behind is told to start over (see `ChangeMonitor`).
+    /// Transactions kept in the log; older ones are pruned as new ones are written. Observers
+    /// read the log within a poll interval (100 ms) of each commit, so only an observer stalled
+    /// for 10,000 transactions could miss pruned ones; it is not told (a known limit).
     static let retainedTransactions: Int64 = 10_000
 
     /// Logs one transaction's changes and returns its `tx`.
