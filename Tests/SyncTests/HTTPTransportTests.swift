@@ -135,10 +135,11 @@ struct HTTPTransportTests {
     }
 
     @Test func connectionRefused() async throws {
-        // A port that was just free: the server bound it, then exited.
-        let closed = try await FeedServer.start()
-        let url = closed.url("/feed.json")
-        closed.stop()
+        // A port bound but never listening, held for the whole test so no parallel test's
+        // server can take it: connecting is refused.
+        let reserved = try ReservedPort()
+        defer { reserved.release() }
+        let url = URL(string: "http://127.0.0.1:\(reserved.port)/feed.json")!
 
         let (error, _) = await failure { try await transport.send(HTTPRequest(url: url, timeout: .seconds(5))) }
 
@@ -324,4 +325,30 @@ struct RedirectRuleTests {
         #expect(!same("http://example.com/a", "https://example.com/a"))
         #expect(!same("https://example.com/a", "https://cdn.example.com/a"))
     }
+}
+
+/// A loopback TCP port bound without listening: connections to it are refused.
+private struct ReservedPort {
+    let descriptor: Int32
+    let port: UInt16
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard descriptor >= 0, bound == 0 else { throw CocoaError(.fileNoSuchFile) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        self.descriptor = descriptor
+        self.port = UInt16(bigEndian: address.sin_port)
+    }
+
+    func release() { close(descriptor) }
 }
