@@ -54,10 +54,6 @@ struct ChangeLogTable {
         try db.query("SELECT coalesce(max(tx), 0) FROM change_log") { $0.int64(0) }[0]
     }
 
-    func oldestTransaction() throws -> Int64? {
-        try db.query("SELECT min(tx) FROM change_log") { $0.isNull(0) ? nil : $0.int64(0) }[0]
-    }
-
     /// Logged transactions after `transaction`, in order.
     func batches(after transaction: Int64) throws -> [ChangeBatch] {
         try db.query("SELECT tx, changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in

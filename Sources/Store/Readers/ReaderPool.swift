@@ -111,8 +111,15 @@ final class ReaderPool: @unchecked Sendable {
                 try database.execute("PRAGMA query_only = ON")
                 waiter.run(Reader(database: database, queue: queue))
             } catch {
-                self.lock.withLock { self.openCount -= 1 }
+                // The slot is free again: a read that queued behind this one gets its own try,
+                // instead of waiting for a connection that will never be released.
+                let next = self.lock.withLock { () -> Waiter? in
+                    if !self.isClosed, !self.waiting.isEmpty { return self.waiting.removeFirst() }
+                    self.openCount -= 1
+                    return nil
+                }
                 waiter.fail(error)
+                if let next { self.open(for: next) }
             }
         }
     }

@@ -71,6 +71,13 @@ struct RecordHash {
         return hash.value
     }
 
+    /// A token's hash, so equal tokens can be told apart from different ones without keeping it.
+    static func of(token: String?) -> UInt64 {
+        var hash = RecordHash()
+        hash.add(token)
+        return hash.value
+    }
+
     static func of(image data: Data, contentType: String?) -> UInt64 {
         var hash = RecordHash()
         hash.add(contentType)

@@ -51,15 +51,14 @@ extension Store {
         // token and limits (a sync without the token must not receive a feed fetched with it).
         let coalescingKey = [
             key, validators?.etag ?? "", validators?.lastModified ?? "",
-            String(FNV1a.hash(options.bearerToken ?? "")), String(options.maximumBytes), String(options.maximumPages),
+            String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
             String(describing: options.timeout),
         ].joined(separator: "\n")
         let (fetched, feed) = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
         if fetched.notModified {
-            var report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
-            report.status = options.dryRun ? .dryRun : .upToDate
+            let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
                 let now = configuration.clock.now()
                 try await write { try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
