@@ -116,6 +116,44 @@ struct MigrationTests {
         }
     }
 
+    /// Migration 0007 rebuilds sync_records (a cheaper CHECK): what sync received before must
+    /// survive it, so tombstones and three-way decisions still see records as synced.
+    @Test func rebuildingSyncRecordsKeepsWhatSyncReceived() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let time = Fixtures.time("2026-03-01T12:00:00Z")
+            let feed = directory.url.appendingPathComponent("feed.json")
+            func write(_ text: String) throws { try Data(text.utf8).write(to: feed) }
+            let framework = { (id: String) in #"{"id": "\#(id)", "name": "N", "imageName": "i", "urlString": "u", "description": "d"}"# }
+            try write(#"{"version": 1, "frameworks": [\#(framework("a")), \#(framework("b")), \#(framework("c"))]}"#)
+            let rowsSQL = "SELECT source || '|' || kind || '|' || key || '|' || hash FROM sync_records ORDER BY 1"
+            let tableSQL = "SELECT sql FROM sqlite_master WHERE name = 'sync_records'"
+            let old = try #require(Migration.embedded.firstIndex { $0.name == "rebuild_sync_records_check" })
+            let rows = try await withStore(at: directory.databasePath,
+                                           configuration: configuration(clock: time, migrations: Array(Migration.embedded[..<old]))) { store throws in
+                _ = try await store.sync(from: .file(feed))
+                #expect(try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first?.contains("IN (") == true)
+                return try await store.read { try $0.query(rowsSQL) { $0.text(0) } }
+            }
+            #expect(rows.count == 3)
+            try await withStore(at: directory.databasePath, configuration: configuration(clock: time)) { store throws in
+                #expect(try await store.read { try $0.query(rowsSQL) { $0.text(0) } } == rows)
+                #expect(try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first?.contains("IN (") == false)
+                // The rule still holds, and so do the foreign key and the primary key.
+                await #expect(throws: SQLiteError.self) {
+                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT source, 'tag', 'k', 1 FROM sync_sources") }
+                }
+                await #expect(throws: SQLiteError.self) {
+                    try await store.write { try $0.execute("INSERT INTO sync_records VALUES ('nowhere', 'framework', 'k', 1)") }
+                }
+                // A tombstone deletes a record unchanged since it was received before the rebuild.
+                try write(#"{"version": 1, "deleted": {"frameworks": ["a"]}}"#)
+                let report = try await store.sync(from: .file(feed))
+                #expect(report.frameworks.deleted == 1)
+                #expect(try await store.frameworks.find("a") == nil)
+            }
+        }
+    }
+
     @Test func refusesDatabaseWhoseMigrationWasEdited() async throws {
         try await withTemporaryDirectory { directory throws in
             let path = directory.databasePath
