@@ -23,7 +23,12 @@ public final class Database {
         var busyTimeout: Duration = .seconds(5)
     }
 
+    /// Done once per process, before the first connection opens (see the shim's comment): a
+    /// Swift global is initialized exactly once, thread-safely.
+    private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
+
     init(path: String, options: OpenOptions) throws {
+        Self.configured
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
