@@ -72,11 +72,9 @@ extension Feed {
     public static func decode(_ data: Data, source: String = "feed",
                               pageURL: URL = URL(string: "https://feed.invalid/feed.json")!) throws -> Feed {
         var validator = FeedValidator()
-        do {
-            _ = validator.add(try JSONParser.parse(data), source: source, pageURL: pageURL)
-        } catch let error as JSONParseError {
-            validator.report(source: source, path: "", message: "not valid JSON: \(error)")
-        }
-        return try validator.finish()
+        var collector = FeedCollector()
+        try validator.add(data, source: source, pageURL: pageURL, into: &collector)
+        try validator.finish()
+        return collector.feed
     }
 }

@@ -39,6 +39,170 @@ public struct JSONParser {
         self.maximumDepth = maximumDepth
     }
 
+    // MARK: Streaming
+
+    /// Reads one document piece by piece: `body` walks it with `forEachMember`,
+    /// `forEachElement` and `readValue`, so a large document is never held as one tree (a feed
+    /// of a million records is read one record at a time). The same strict rules apply, and
+    /// `body` must consume exactly one value; trailing garbage is an error.
+    static func read<Result>(_ data: Data, maximumDepth: Int = defaultMaximumDepth,
+                             _ body: (inout JSONParser) throws -> Result) throws -> Result {
+        try data.withUnsafeBytes { raw in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+            if parser.bytes.count >= 3, parser.bytes[0] == 0xEF, parser.bytes[1] == 0xBB, parser.bytes[2] == 0xBF { parser.index = 3 }
+            parser.skipWhitespace()
+            guard parser.index < parser.bytes.count else { throw parser.error("the document is empty") }
+            let result = try body(&parser)
+            parser.skipWhitespace()
+            guard parser.index == parser.bytes.count else {
+                throw parser.error("unexpected \(parser.describeByte()) after the end of the document")
+            }
+            return result
+        }
+    }
+
+    /// How many bytes were read so far.
+    var offset: Int { index }
+
+    /// What the next value is, without reading it.
+    enum Kind { case object, array, other }
+
+    var nextKind: Kind {
+        mutating get {
+            skipWhitespace()
+            guard index < bytes.count else { return .other }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return .object
+            case UInt8(ascii: "["): return .array
+            default: return .other
+            }
+        }
+    }
+
+    /// Reads the next value whole.
+    mutating func readValue() throws -> JSONValue {
+        skipWhitespace()
+        return try parseValue()
+    }
+
+    /// Reads an object member by member: `body` gets each name and must read its value.
+    /// Duplicate names are passed on, in order, for the caller to report.
+    mutating func forEachMember(_ body: (String, inout JSONParser) throws -> Void) throws {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("unexpected \(describeByte()); expected an object") }
+        try enter()
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw error("unexpected \(describeByte()); expected a member name in quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw error("unexpected \(describeByte()); expected ':' after member name \"\(key.prefix(40))\"")
+            }
+            index += 1
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document") }
+            try body(key, &self)
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            throw error("unexpected \(describeByte()); expected ',' or '}' in an object")
+        }
+        depth -= 1
+    }
+
+    /// Reads an array element by element: `body` gets each index and must read the element.
+    mutating func forEachElement(_ body: (Int, inout JSONParser) throws -> Void) throws {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw error("unexpected \(describeByte()); expected an array") }
+        try enter()
+        index += 1
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return
+        }
+        var position = 0
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
+            try body(position, &self)
+            position += 1
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+            throw error("unexpected \(describeByte()); expected ',' or ']' in an array")
+        }
+        depth -= 1
+    }
+
+    /// The value of the top-level member `name` (its first occurrence), found by a quick scan
+    /// that builds nothing else; nil if the document is not an object, has no such member, or
+    /// is malformed before it (the strict read reports that). Sync uses it to learn a page's
+    /// `next` link before reading the page record by record inside the write transaction.
+    static func topLevelMember(_ name: String, in data: Data) -> JSONValue? {
+        let wanted = Array(name.utf8)
+        return data.withUnsafeBytes { raw -> JSONValue? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            let count = bytes.count
+            var index = 0
+            if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+            var depth = 0
+            var expectingName = false
+            while index < count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "\""):
+                    let start = index + 1
+                    index = start
+                    while index < count {
+                        let inner = bytes[index]
+                        if inner == UInt8(ascii: "\"") { break }
+                        index += inner == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                    guard index < count else { return nil }
+                    let end = index
+                    index += 1
+                    guard depth == 1, expectingName else { continue }
+                    expectingName = false
+                    guard end - start == wanted.count,
+                          UnsafeBufferPointer(rebasing: bytes[start..<end]).elementsEqual(wanted) else { continue }
+                    var parser = JSONParser(bytes: bytes, maximumDepth: defaultMaximumDepth)
+                    parser.index = index
+                    parser.skipWhitespace()
+                    guard parser.index < count, bytes[parser.index] == UInt8(ascii: ":") else { return nil }
+                    parser.index += 1
+                    return try? parser.readValue()
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                    expectingName = depth == 1 && byte == UInt8(ascii: "{")
+                    index += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    index += 1
+                    if depth <= 0 { return nil }
+                case UInt8(ascii: ","):
+                    expectingName = depth == 1
+                    index += 1
+                default:
+                    index += 1
+                }
+            }
+            return nil
+        }
+    }
+
     private mutating func parseDocument() throws -> JSONValue {
         // A UTF-8 byte order mark is tolerated (RFC 8259 section 8.1 allows ignoring it).
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
@@ -70,57 +234,14 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws -> JSONValue {
-        try enter()
-        index += 1
         var members: [JSONMember] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
-            guard bytes[index] == UInt8(ascii: "\"") else { throw error("unexpected \(describeByte()); expected a member name in quotes") }
-            let key = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error("unexpected \(describeByte()); expected ':' after member name \"\(key.prefix(40))\"")
-            }
-            index += 1
-            skipWhitespace()
-            members.append(JSONMember(key, try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
-            throw error("unexpected \(describeByte()); expected ',' or '}' in an object")
-        }
-        depth -= 1
+        try forEachMember { key, parser in members.append(JSONMember(key, try parser.parseValue())) }
         return .object(members)
     }
 
     private mutating func parseArray() throws -> JSONValue {
-        try enter()
-        index += 1
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of the document inside an array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; break }
-            throw error("unexpected \(describeByte()); expected ',' or ']' in an array")
-        }
-        depth -= 1
+        try forEachElement { _, parser in elements.append(try parser.parseValue()) }
         return .array(elements)
     }
 
@@ -130,6 +251,7 @@ public struct JSONParser {
         // Fast path: no escapes. Scan to the closing quote, then validate the UTF-8 once.
         var scan = index
         var hasEscape = false
+        var high: UInt8 = 0
         while scan < bytes.count {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") { break }
@@ -138,11 +260,19 @@ public struct JSONParser {
                 index = scan
                 throw error("unescaped control character U+\(String(format: "%04X", byte)) in a string")
             }
+            high |= byte
             scan += 1
         }
         guard scan < bytes.count else {
             index = start
             throw error("a string is not closed")
+        }
+        if !hasEscape && high < 0x80 {
+            // ASCII is valid UTF-8: skip the generic validating initializer, which is not
+            // specialized and showed up in profiles of large feeds.
+            let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<scan]), as: UTF8.self)
+            index = scan + 1
+            return string
         }
         if !hasEscape {
             guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[index..<scan]), as: UTF8.self) else {

@@ -6,6 +6,8 @@ enum RecordValidation {
     /// `length()` does.
     static func problem(withID id: String) -> String? {
         if id.isEmpty { return "must not be empty" }
+        // Every scalar takes at least one UTF-8 byte: a short id needs no counting.
+        if id.utf8.count <= maximumIDLength { return nil }
         let length = id.unicodeScalars.count
         if length > maximumIDLength { return "is \(length) characters long; at most \(maximumIDLength) are allowed" }
         return nil

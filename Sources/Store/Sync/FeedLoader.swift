@@ -2,6 +2,12 @@ import Foundation
 
 /// Reads every page of a feed: the first, then each `next`, until none is left.
 ///
+/// Pages are only read here, not validated: each page's `next` link is found by a quick scan
+/// (`JSONParser.topLevelMember`), and the records are read and checked later, one at a time,
+/// inside the write transaction (`FeedValidator`), so no page is ever held as a tree. Problems
+/// found here (a `next` that loops or leaves the feed's scheme) are kept with their page, for
+/// that validator to report after the page's own.
+///
 /// Remote pages go through `HTTPFetcher` (conditional request on the first page, retries, size
 /// cap while reading, redirect rules). A remote page's `next` must stay http(s): a remote feed
 /// can never make the store read a `file:` URL.
@@ -9,9 +15,8 @@ struct FeedLoader: Sendable {
     let fetcher: HTTPFetcher
     let options: SyncOptions
 
-    func load(_ source: FeedSource, validators: SourceValidators?) async throws -> (FetchedFeed, Feed) {
+    func load(_ source: FeedSource, validators: SourceValidators?) async throws -> FetchedFeed {
         var fetched = FetchedFeed()
-        var validator = FeedValidator()
         var visited: [String: Int] = [:]
         var pageURL = source.url
         var number = 1
@@ -32,7 +37,7 @@ struct FeedLoader: Sendable {
                     url: pageURL, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes))
                 if response.status == 304 && number == 1 {
                     fetched.notModified = true
-                    return (fetched, Feed())
+                    return fetched
                 }
                 guard (200...299).contains(response.status) else { throw HTTPError.status(url: pageURL, code: response.status) }
                 if number == 1 {
@@ -44,42 +49,37 @@ struct FeedLoader: Sendable {
             fetched.pages.append(page)
             options.progress?(.fetchedPage(number: number, bytes: page.body.count))
 
-            let next: String?
-            do {
-                next = validator.add(try JSONParser.parse(page.body), source: page.name, pageURL: page.url)
-            } catch let error as JSONParseError {
-                validator.report(source: page.name, path: "", message: "not valid JSON: \(error)")
-                next = nil
-            }
-            guard let next else { break }
-            guard let nextURL = resolveNext(next, from: page, source: source, validator: &validator) else { break }
+            // A `next` that is not a string is reported by the validator.
+            guard case .string(let next)? = JSONParser.topLevelMember("next", in: page.body) else { break }
+            guard let nextURL = resolveNext(next, from: page, source: source, problems: &fetched.pages[fetched.pages.count - 1].problems) else { break }
             if let earlier = visited[nextURL.absoluteString] {
-                validator.report(source: page.name, path: "next", message: "'\(next)' loops back to page \(earlier)")
+                fetched.pages[fetched.pages.count - 1].problems.append(
+                    FeedProblem(source: page.name, path: "next", message: "'\(next)' loops back to page \(earlier)"))
                 break
             }
             if number >= options.maximumPages {
-                validator.report(source: page.name, path: "next", message: "the feed has more than \(options.maximumPages) pages")
+                fetched.pages[fetched.pages.count - 1].problems.append(FeedProblem(
+                    source: page.name, path: "next", message: "the feed has more than \(options.maximumPages) pages"))
                 break
             }
             pageURL = nextURL
             number += 1
         }
-        let feed = try validator.finish()
-        options.progress?(.validated(records: feed.recordCount))
-        return (fetched, feed)
+        return fetched
     }
 
-    private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, validator: inout FeedValidator) -> URL? {
+    private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, problems: inout [FeedProblem]) -> URL? {
         guard let url = URL(string: next, relativeTo: page.url)?.absoluteURL, let scheme = url.scheme?.lowercased() else {
-            validator.report(source: page.name, path: "next", message: "'\(next)' is not a URL")
+            problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' is not a URL"))
             return nil
         }
         switch (source, scheme) {
         case (.remote, "http"), (.remote, "https"): return url
         case (.file, "file"): return url.standardizedFileURL
         default:
-            validator.report(source: page.name, path: "next",
-                             message: "'\(next)' leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused")
+            problems.append(FeedProblem(
+                source: page.name, path: "next",
+                message: "'\(next)' leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused"))
             return nil
         }
     }
@@ -95,6 +95,16 @@ struct FeedLoader: Sendable {
         }
         defer { try? handle.close() }
         var body = Data()
+        // Sized once: growing by doubling would hold two copies of a large feed for a moment.
+        if let size = try? handle.seekToEnd() {
+            if size > UInt64(options.maximumBytes) { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
+            body.reserveCapacity(Int(size))
+            do {
+                try handle.seek(toOffset: 0)
+            } catch {
+                throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
+            }
+        }
         do {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 body.append(chunk)

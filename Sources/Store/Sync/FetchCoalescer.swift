@@ -1,7 +1,7 @@
 /// Shares one fetch among concurrent syncs of the same source in one process: the first sync
 /// starts it, the others await the same task and get the same pages.
 actor FetchCoalescer {
-    typealias Result = (FetchedFeed, Feed)
+    typealias Result = FetchedFeed
 
     private var inFlight: [String: Task<Result, any Error>] = [:]
     /// Fetches started (for tests: two concurrent syncs of one source make one).

@@ -1,12 +1,15 @@
 import Foundation
 
-/// The pages of a feed as read, before validation.
+/// The pages of a feed as read, before validation (which happens as they are applied).
 struct FetchedFeed: Sendable {
     struct Page: Sendable {
         let url: URL
         /// How the page is named in error messages: a path or a URL without credentials.
         let name: String
         let body: Data
+        /// Problems with this page's `next` link, found while following it; reported after the
+        /// page's own.
+        var problems: [FeedProblem] = []
     }
 
     /// True when the server answered 304 to the conditional request: there are no pages.

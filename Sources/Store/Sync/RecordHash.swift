@@ -21,7 +21,16 @@ struct RecordHash {
 
     mutating func add(_ text: String) {
         add(Int64(text.utf8.count))
-        for unit in text.utf8 { byte(unit) }
+        var text = text
+        // The contiguous bytes in place (native strings are): a tight loop, no iterator.
+        text.withUTF8 { units in
+            var value = self.value
+            for unit in units {
+                value ^= UInt64(unit)
+                value &*= 0x0000_0100_0000_01B3
+            }
+            self.value = value
+        }
     }
 
     mutating func add(_ text: String?) {

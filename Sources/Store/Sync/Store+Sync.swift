@@ -4,10 +4,13 @@ extension Store {
     /// Reconciles the store with a feed (FEED.md) from a file or an http(s) URL.
     ///
     /// Guarantees:
-    /// - every page is read, parsed and validated before anything is written; any problem
-    ///   throws `FeedValidationError` listing them, and the store is unchanged;
-    /// - all records are applied in one write transaction, decided inside it (after the
-    ///   download), so a local edit committed meanwhile is seen; the sync is all or nothing;
+    /// - every page is read before anything is written; then, inside one write transaction,
+    ///   each record is read, checked and applied in turn, so memory stays near the feed's own
+    ///   size however many records it holds;
+    /// - any problem in the feed throws `FeedValidationError` listing them all, and the
+    ///   transaction is rolled back: the store is unchanged;
+    /// - every record is decided inside that transaction (after the download), so a local edit
+    ///   committed meanwhile is seen; the sync is all or nothing;
     /// - images without inline data are downloaded afterwards, outside that transaction, one
     ///   download per URL however many ask; a failed image is reported in the result (and
     ///   retried next sync), it never rolls back the records;
@@ -54,7 +57,7 @@ extension Store {
             String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
             String(describing: options.timeout),
         ].joined(separator: "\n")
-        let (fetched, feed) = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
+        let fetched = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
         if fetched.notModified {
@@ -67,24 +70,35 @@ extension Store {
         }
 
         // The await above is over: anything may have changed. Everything is decided now, inside
-        // the write transaction.
+        // the write transaction, as the pages are read record by record.
         let budget = configuration.imageCacheBudget
         let now = configuration.clock.now()
         let newValidators = SourceValidators(etag: fetched.etag, lastModified: fetched.lastModified)
         let policy = options.policy
         let dryRun = options.dryRun
-        var (report, downloads): (SyncReport, [FeedImage])
+        var (report, downloads, records): (SyncReport, [FeedImage], Int)
         do {
-            (report, downloads) = try await write { db in
+            (report, downloads, records) = try await write { db in
                 var reconciler = Reconciler(db: db, source: key, policy: policy, imageBudget: budget, now: now, status: status)
-                try reconciler.apply(feed, validators: newValidators)
-                if dryRun { throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload) }
-                return (reconciler.report, reconciler.imagesToDownload)
+                try reconciler.begin(validators: newValidators)
+                var validator = FeedValidator()
+                for page in fetched.pages {
+                    try validator.add(page.body, source: page.name, pageURL: page.url, into: &reconciler)
+                    for problem in page.problems { validator.report(source: problem.source, path: problem.path, message: problem.message) }
+                }
+                // Throws when the feed had any problem: the transaction, and whatever the
+                // reconciler applied before the problem was found, is rolled back.
+                try validator.finish()
+                if dryRun {
+                    throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
+                }
+                return (reconciler.report, reconciler.imagesToDownload, validator.recordCount)
             }
         } catch let rollback as DryRunRollback {
-            (report, downloads) = (rollback.report, rollback.downloads)
+            (report, downloads, records) = (rollback.report, rollback.downloads, rollback.records)
         }
-        options.progress?(.reconciled(records: feed.recordCount))
+        options.progress?(.validated(records: records))
+        options.progress?(.reconciled(records: records))
 
         if dryRun {
             report.images.downloaded = downloads.count
@@ -151,4 +165,5 @@ extension Store {
 private struct DryRunRollback: Error {
     let report: SyncReport
     let downloads: [FeedImage]
+    let records: Int
 }

@@ -30,7 +30,8 @@ public struct SyncOptions: Sendable {
 public enum SyncProgress: Sendable, Equatable {
     /// A page was read: its number (from 1) and size.
     case fetchedPage(number: Int, bytes: Int)
-    /// Every page was validated: this many records and tombstones.
+    /// Every page was read and validated: this many records and tombstones. Records are
+    /// validated as they are applied, so this comes just before `reconciled`.
     case validated(records: Int)
     /// The records were reconciled and committed (or, dry-run, computed).
     case reconciled(records: Int)

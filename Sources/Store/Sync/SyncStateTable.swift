@@ -42,7 +42,7 @@ struct SyncStateTable {
 
     func setReceivedHash(_ hash: UInt64, source: String, kind: RecordKind, key: String) throws {
         let statement = try db.cachedStatement(
-            literal: "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET hash = excluded.hash")
+            literal: "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET hash = excluded.hash WHERE hash <> excluded.hash")
         try statement.bind(source, at: 1)
         try statement.bind(kind.rawValue, at: 2)
         try statement.bind(key, at: 3)

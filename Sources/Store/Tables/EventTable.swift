@@ -63,6 +63,17 @@ public struct EventTable {
         db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .insert, dates: [event.date]))
     }
 
+    /// Inserts the event unless one with its id exists (then nothing changes); true if it was
+    /// inserted.
+    @discardableResult
+    public func insertIfAbsent(_ event: Event) throws -> Bool {
+        try event.validate()
+        try db.execute("INSERT INTO events (\(Self.columns)) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING", arguments(event))
+        guard db.changes == 1 else { return false }
+        db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .insert, dates: [event.date]))
+        return true
+    }
+
     /// Replaces an existing event; `StoreError.recordNotFound` if there is none. A moved event
     /// reports both its old and its new date as changed.
     public func update(_ event: Event) throws {

@@ -43,6 +43,25 @@ public struct FrameworkTable {
         db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .insert))
     }
 
+    /// Inserts the framework unless one with its id exists (then nothing changes); true if it
+    /// was inserted. One statement, no lookup first: sync's fast path for new records.
+    @discardableResult
+    public func insertIfAbsent(_ framework: Framework) throws -> Bool {
+        try framework.validate()
+        let statement = try db.cachedStatement(literal: """
+            INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO NOTHING
+            """)
+        try bind(framework, to: statement)
+        do {
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
+        guard db.changes == 1 else { return false }
+        db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .insert))
+        return true
+    }
+
     /// Replaces an existing framework; `StoreError.recordNotFound` if there is none with its id.
     public func update(_ framework: Framework) throws {
         try framework.validate()

@@ -52,6 +52,24 @@ public struct OrderTable {
         db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .insert))
     }
 
+    /// Inserts the order with its items unless one with its id exists (then nothing changes);
+    /// true if it was inserted.
+    @discardableResult
+    public func insertIfAbsent(_ order: Order) throws -> Bool {
+        try order.validate()
+        let statement = try db.cachedStatement(literal: "INSERT INTO orders (id, placed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")
+        try statement.bind(order.id, at: 1)
+        try statement.bind(Timestamp.milliseconds(order.placedAt), at: 2)
+        do {
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
+        guard db.changes == 1 else { return false }
+        try insertItems(of: order)
+        db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .insert))
+        return true
+    }
+
     /// Replaces an existing order and all its items; `StoreError.recordNotFound` if there is none.
     public func update(_ order: Order) throws {
         try order.validate()

@@ -108,8 +108,9 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
     ]
 }
 
-/// Feeds are read, parsed and validated completely before anything is written: every problem
-/// names the page and the JSON path, and an invalid feed leaves the store as it was.
+/// Feeds are validated record by record as they are applied, inside one transaction that an
+/// invalid feed rolls back: every problem names the page and the JSON path, and an invalid feed
+/// leaves the store as it was, even when its problem comes after thousands of valid records.
 @Suite(.timeLimit(.minutes(1)))
 struct FeedValidationBehaviourTests {
     /// A valid feed of every kind, synced first so the store and its sync state are not empty.
@@ -253,6 +254,39 @@ struct FeedValidationBehaviourTests {
         }
     }
 
+    /// Records read before a late problem were already applied inside the transaction: they
+    /// must all be rolled back, sync state and change log included.
+    @Test(arguments: [
+        ("a duplicate id at the end", #"{"id": "fw-0", "name": "n", "imageName": "i", "urlString": "u", "description": "d"}]}"#),
+        ("a truncated document", #"{"id": "fw-late", "name": "n", "imageName": "i", "urlString": "u", "desc"#),
+        ("a version that comes last and is wrong", #"{"id": "fw-late", "name": "n", "imageName": "i", "urlString": "u", "description": "d"}], "version": 2}"#),
+    ])
+    func aLateProblemRollsBackEveryRecordAppliedBeforeIt(_ name: String, _ tail: String) async throws {
+        try await withBehaviourStore { store, folder in
+            _ = try await store.sync(from: try folder.write("base.json", Self.base))
+            let before = try await store.exportFeed()
+            let state = { @Sendable (db: Database) throws -> [String] in
+                try db.query("SELECT source || ' ' || kind || ' ' || key || ' ' || hash FROM sync_records ORDER BY 1") { $0.text(0) }
+                    + db.query("SELECT 'log ' || count(*) FROM change_log") { $0.text(0) }
+            }
+            let stateBefore = try await store.read(state)
+
+            var text = #"{"frameworks": ["#
+            for index in 0..<2_000 {
+                text += #"{"id": "fw-\#(index)", "name": "n", "imageName": "i", "urlString": "u", "description": "d"},"#
+            }
+            text += tail
+            if !tail.contains(#""version""#) && !tail.hasSuffix("desc") { text = text.replacingOccurrences(of: "]}", with: #"], "version": 1}"#) }
+            let source = try folder.write("feed.json", text)
+            let error = await behaviourError { try await store.sync(from: source) }
+
+            #expect(error is FeedValidationError, "\(name): \(String(describing: error))")
+            #expect(try await store.exportFeed() == before, "\(name)")
+            #expect(try await store.read(state) == stateBefore, "\(name)")
+            #expect(try await store.frameworks.count() == 1, "\(name)")
+        }
+    }
+
     @Test func problemListIsCappedButCounted() async throws {
         try await withBehaviourStore { store, folder in
             let events = (0..<150).map { JSONValue.object(["id": .string("e\($0)"), "title": .string("t"), "date": .string("2026-02-30")]) }
@@ -314,6 +348,20 @@ struct FeedValidationBehaviourTests {
         #expect(Money("0.1")! + Money("0.2")! == Money("0.30")!)
     }
 
+    /// Sync learns each page's `next` from a quick scan before reading the page for real: it
+    /// must find the top-level member only, wherever it is, and never one nested deeper.
+    @Test func theQuickScanFindsOnlyTheTopLevelNext() throws {
+        func next(_ text: String) -> JSONValue? { JSONParser.topLevelMember("next", in: Data(text.utf8)) }
+        #expect(next(#"{"version": 1, "next": "p2.json"}"#) == .string("p2.json"))
+        #expect(next(#"{"next": "a\"b\u00e9.json", "version": 1}"#) == .string("a\"bé.json"))
+        #expect(next(#"{"frameworks": [{"next": "nested.json", "id": "x\"next\""}], "notes": "\"next\": \"no\"", "next": null}"#) == .null)
+        #expect(next(#"{"deleted": {"next": "nested.json"}, "version": 1}"#) == nil)
+        #expect(next(#"["next", "p2.json"]"#) == nil)
+        #expect(next(#"{"next": 3}"#) == .number("3"))
+        #expect(next(#"{"version": 1, "frameworks": [{"id": "unclosed}"#) == nil)
+        #expect(next("\u{FEFF}" + #"{"next": "bom.json"}"#) == .string("bom.json"))
+    }
+
     @Test func duplicateKeysAreKeptForTheValidator() throws {
         let value = try JSONParser.parse(Data(#"{"a": 1, "a": 2}"#.utf8))
         #expect(value == .object([JSONMember("a", .number("1")), JSONMember("a", .number("2"))]))
@@ -321,31 +369,43 @@ struct FeedValidationBehaviourTests {
 
     @Test func aRemotePageCannotNameAFileImage() throws {
         var validator = FeedValidator()
-        let document = try JSONParser.parse(Data(#"""
+        var collector = FeedCollector()
+        let page = Data(#"""
             {"version": 1, "images": [{"url": "file:///etc/passwd"}, {"url": "img/a.png"}, {"url": "https://cdn.example/b.png"}],
              "deleted": {"images": ["file:///etc/hosts"]}}
-            """#.utf8))
-        let next = validator.add(document, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!)
-        #expect(next == nil)
+            """#.utf8)
+        try validator.add(page, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!,
+                          into: &collector)
         #expect(throws: FeedValidationError.self) { try validator.finish() }
         do {
-            _ = try validator.finish()
+            try validator.finish()
         } catch let error as FeedValidationError {
             #expect(error.problems.map(\.path) == ["images[0].url", "deleted.images[0]"])
             #expect(error.problems.allSatisfy { $0.message.contains("must be an http(s) URL") })
             #expect(error.problems.allSatisfy { $0.source == "https://feeds.example/v1/feed.json" })
         }
-        // The relative url resolves against the page.
-        #expect(validator.feed.images.map(\.url) == ["https://feeds.example/v1/img/a.png", "https://cdn.example/b.png"])
+        // Once a problem is found, no record reaches the sink: the sync applying them rolls back.
+        #expect(collector.feed.images.isEmpty)
+    }
+
+    @Test func relativeImageURLsResolveAgainstTheirPage() throws {
+        var validator = FeedValidator()
+        var collector = FeedCollector()
+        let page = Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "https://cdn.example/b.png"}]}"#.utf8)
+        try validator.add(page, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!,
+                          into: &collector)
+        try validator.finish()
+        #expect(collector.feed.images.map(\.url) == ["https://feeds.example/v1/img/a.png", "https://cdn.example/b.png"])
     }
 
     @Test func aLocalPageMayNameRelativeFilesButNotAbsoluteOnes() throws {
         var validator = FeedValidator()
+        var collector = FeedCollector()
         let page = URL(fileURLWithPath: "/tmp/feeds/feed.json")
-        let document = try JSONParser.parse(Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "file:///etc/passwd"}]}"#.utf8))
-        _ = validator.add(document, source: page.path, pageURL: page)
+        try validator.add(Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "file:///etc/passwd"}]}"#.utf8),
+                          source: page.path, pageURL: page, into: &collector)
         #expect(validator.hasProblems)
-        #expect(validator.feed.images.map(\.url) == ["img/a.png"])
-        #expect(validator.feed.images.first?.location == URL(fileURLWithPath: "/tmp/feeds/img/a.png"))
+        #expect(collector.feed.images.map(\.url) == ["img/a.png"])
+        #expect(collector.feed.images.first?.location == URL(fileURLWithPath: "/tmp/feeds/img/a.png"))
     }
 }
