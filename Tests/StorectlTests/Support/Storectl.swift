@@ -196,7 +196,7 @@ struct Storectl: Sendable {
                 return
             }
             let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+            Self.timeoutQueue.asyncAfter(deadline: .now() + timeout) {
                 if state.markTimedOutIfRunning() { Self.killTree(pid) }
             }
         }
@@ -207,6 +207,11 @@ struct Storectl: Sendable {
             stderrData: (try? Data(contentsOf: URL(fileURLWithPath: io + ".err"))) ?? Data(),
             timedOut: state.timedOut)
     }
+
+    /// Where time limits fire. A serial queue of its own gets its own thread (it overcommits):
+    /// a timer on the global queue waited behind blocked workers when the whole suite ran on
+    /// two cores, and a 0.5 s limit fired after 10 s.
+    private static let timeoutQueue = DispatchQueue(label: "storectl-tests.timeouts")
 
     /// SIGKILLs `pid` and, on Linux, every process descended from it (a shell's children, which
     /// would otherwise keep running and keep the run from being seen as finished).
