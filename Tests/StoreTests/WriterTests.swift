@@ -42,16 +42,7 @@ struct WriterTests {
     @Test func landsEveryOneOfManyConcurrentWrites() async throws {
         let tasks = 8, writesPerTask = 500
         try await withTemporaryStore { store, _ throws in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for task in 0..<tasks {
-                    group.addTask {
-                        for number in 0..<writesPerTask {
-                            try await store.frameworks.insert(Fixtures.framework("t\(task)-\(number)"))
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+            try await writeConcurrently(store, tasks: tasks, writesPerTask: writesPerTask)
             #expect(try await store.frameworks.count() == tasks * writesPerTask)
             let expected = Set((0..<tasks).flatMap { task in (0..<writesPerTask).map { "t\(task)-\($0)" } })
             #expect(Set(try await store.frameworks.fetchAll().map(\.id)) == expected)
@@ -62,46 +53,10 @@ struct WriterTests {
         try await withTemporaryStore { store, _ throws in
             try await store.frameworks.insert(Fixtures.framework("taken", name: "Original"))
             // Hold the writer so the writes below queue up and commit together.
-            let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            let holder = Task {
-                try await store.write { db in
-                    try db.frameworks.insert(Fixtures.framework("holder"))
-                    holding.signal()
-                    _ = release.wait(timeout: .now() + 10)
-                }
-            }
-            #expect(await wait(for: holding))
-            let ids = (0..<10).map { $0 == 4 ? "taken" : "new-\($0)" }
-            let outcomes = await withTaskGroup(of: (String, Result<Void, any Error>).self) { group in
-                for id in ids {
-                    group.addTask {
-                        let result = await outcome {
-                            try await store.write { db in
-                                // The failing write first does something that must be undone too.
-                                if id == "taken" { try db.frameworks.insert(Fixtures.framework("partial")) }
-                                try db.frameworks.insert(Fixtures.framework(id, name: "New"))
-                            }
-                        }
-                        return (id, result)
-                    }
-                }
-                try? await Task.sleep(for: .milliseconds(50))
-                release.signal()
-                return await group.reduce(into: [String: Result<Void, any Error>]()) { $0[$1.0] = $1.1 }
-            }
-            try await holder.value
-
-            for id in ids where id != "taken" {
-                if case .failure(let error) = outcomes[id] { Issue.record("\(id) failed: \(error)") }
-            }
-            guard case .failure(let error) = outcomes["taken"] else {
-                Issue.record("the duplicate insert succeeded")
-                return
-            }
-            #expect(error as? StoreError == .recordExists(kind: .framework, key: "taken"))
-            #expect(try await store.frameworks.find("taken")?.name == "Original")
-            #expect(try await store.frameworks.find("partial") == nil)
-            #expect(try await store.frameworks.count() == 1 + 1 + ids.count - 1)
+            let held = await HeldWriter(store)
+            let outcomes = try await writeTenOneFailing(store) { try await held.release() }
+            try await expectOnlyTheDuplicateFailed(outcomes, in: store)
+            #expect(try await store.frameworks.count() == 1 + 1 + tenIDsOneTaken.count - 1)
         }
     }
 

@@ -14,6 +14,25 @@ func medianSeconds(runs: Int, setup: () async throws -> Void = {}, _ body: () as
     return times[times.count / 2]
 }
 
+/// The median timing of each of `contenders` bodies, run in turns (run 1 of each, then run 2
+/// of each...), each after a fresh `setup` (not timed): a load that comes and goes during the
+/// measurement weighs on every contender alike.
+func interleavedMedianSeconds(
+    runs: Int, contenders: Int, setup: () async throws -> Void = {}, _ body: (_ contender: Int) async throws -> Void
+) async rethrows -> [Double] {
+    var times = Array(repeating: [Double](), count: contenders)
+    for _ in 0..<runs {
+        for contender in 0..<contenders {
+            try await setup()
+            let start = ContinuousClock.now
+            try await body(contender)
+            let elapsed = ContinuousClock.now - start
+            times[contender].append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+    }
+    return times.map { $0.sorted()[$0.count / 2] }
+}
+
 /// A fresh temporary folder for one benchmark, removed at exit of the benchmark.
 final class Scratch {
     let url: URL

@@ -57,6 +57,14 @@ public final class Store: Sendable {
         public var observationPollInterval: Duration = .milliseconds(100)
         /// The jitter source for retry backoff, in 0..<1.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+        /// The most writes committed together in one transaction (group commit): writes that
+        /// arrive while another is being written wait for it, then up to this many run in one
+        /// transaction, each in its own savepoint, so one failing write still rolls back only
+        /// itself, and each caller is answered once the transaction holding its write has
+        /// committed. Batching saves a commit per write; the limit bounds how long one
+        /// transaction holds the write lock. 1 turns group commit off: one transaction per
+        /// write. Default 1,000.
+        public var maximumWritesPerTransaction = 1_000
 
         public init() {}
     }
@@ -88,7 +96,8 @@ public final class Store: Sendable {
         let options = Database.OpenOptions(readOnly: false, create: true, busyTimeout: configuration.busyTimeout)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
-            path: path ?? ":memory:", options: options, now: configuration.clock.now,
+            path: path ?? ":memory:", options: options,
+            maximumBatchSize: configuration.maximumWritesPerTransaction, now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
             if path != nil { try Self.enableWAL(database) }

@@ -8,7 +8,8 @@ import Foundation
 /// - a write that throws is rolled back and its error rethrown; nothing of it persists;
 /// - a caller is answered only after its write has committed (or failed);
 /// - writes that arrive while another is running are grouped into one transaction (group
-///   commit), each in its own savepoint, so one failing write rolls back only itself;
+///   commit), at most `maximumBatchSize` of them, each in its own savepoint, so one failing
+///   write rolls back only itself (a batch size of 1 turns group commit off);
 /// - blocking SQLite calls run on this actor's own dispatch queue, never on the cooperative pool.
 actor DatabaseWriter {
     private let executor: SerialQueueExecutor
@@ -22,6 +23,8 @@ actor DatabaseWriter {
     /// Called after each commit that changed records, with the changes.
     private let onCommit: @Sendable ([Change]) -> Void
     private let now: @Sendable () -> Date
+    /// The most writes committed in one transaction; 1 gives every write its own transaction.
+    private let maximumBatchSize: Int
     /// Whether the change_log table exists (it does once migration 0006 ran); cached once true.
     private var hasChangeLog = false
 
@@ -35,6 +38,7 @@ actor DatabaseWriter {
     /// Opens the connection and runs `prepare` on it (pragmas, migrations) before any write.
     init(
         path: String, options: Database.OpenOptions,
+        maximumBatchSize: Int = .max,
         now: @escaping @Sendable () -> Date,
         willCommit: @escaping @Sendable (_ transaction: Int64) -> Void,
         onCommit: @escaping @Sendable ([Change]) -> Void,
@@ -45,6 +49,7 @@ actor DatabaseWriter {
         try prepare(database)
         self.database = database
         self.now = now
+        self.maximumBatchSize = max(1, maximumBatchSize)
         self.willCommit = willCommit
         self.onCommit = onCommit
     }
@@ -92,8 +97,14 @@ actor DatabaseWriter {
     private func flush() {
         flushScheduled = false
         while !pending.isEmpty {
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
+            let batch: [PendingWrite]
+            if pending.count <= maximumBatchSize {
+                batch = pending
+                pending.removeAll(keepingCapacity: true)
+            } else {
+                batch = Array(pending.prefix(maximumBatchSize))
+                pending.removeFirst(maximumBatchSize)
+            }
             guard let database else {
                 for write in batch { write.finish(StoreError.closed) }
                 continue
