@@ -29,19 +29,37 @@ struct GroupCommitTests {
         }
     }
 
-    @Test func onCommitsConcurrentWritesTogether() async throws {
-        try await withTemporaryStore { store, _ throws in
-            let held = await HeldWriter(store)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for number in 0..<10 {
-                    group.addTask { try await store.frameworks.insert(Fixtures.framework("queued-\(number)")) }
-                }
-                try await held.release()
-                try await group.waitForAll()
+    /// Holds the writer while `count` single-record writes queue up behind it, then lets them
+    /// all run.
+    private static func queueWritesBehindAHeldWriter(_ store: Store, count: Int) async throws {
+        let held = await HeldWriter(store)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for number in 0..<count {
+                group.addTask { try await store.frameworks.insert(Fixtures.framework("queued-\(number)")) }
             }
-            #expect(try await store.frameworks.count() == 11)
-            // The holder's transaction, then fewer transactions than the 10 queued writes.
-            #expect(try await Self.loggedTransactions(store) < 11)
+            try await held.release(once: count)
+            try await group.waitForAll()
+        }
+        #expect(try await store.frameworks.count() == 1 + count)
+    }
+
+    @Test func onCommitsTheWritesQueuedMeanwhileInOneTransaction() async throws {
+        try await withTemporaryStore { store, _ throws in
+            try await Self.queueWritesBehindAHeldWriter(store, count: 10)
+            // The holder's transaction, then one for the 10 queued writes.
+            #expect(try await Self.loggedTransactions(store) == 2)
+        }
+    }
+
+    @Test func aCapSplitsQueuedWritesIntoTransactionsOfAtMostThatMany() async throws {
+        try await withTemporaryStore(configuration: Self.configuration(maximumWritesPerTransaction: 4)) { store, _ throws in
+            try await Self.queueWritesBehindAHeldWriter(store, count: 10)
+            // The holder's, then 4 + 4 + 2.
+            #expect(try await Self.loggedTransactions(store) == 1 + 3)
+            let sizes = try await store.read { db in
+                try db.query("SELECT json_array_length(changes) FROM change_log ORDER BY tx") { $0.int(0) }
+            }
+            #expect(sizes == [1, 4, 4, 2])
         }
     }
 

@@ -54,7 +54,7 @@ struct WriterTests {
             try await store.frameworks.insert(Fixtures.framework("taken", name: "Original"))
             // Hold the writer so the writes below queue up and commit together.
             let held = await HeldWriter(store)
-            let outcomes = try await writeTenOneFailing(store) { try await held.release() }
+            let outcomes = try await writeTenOneFailing(store) { try await held.release(once: tenIDsOneTaken.count) }
             try await expectOnlyTheDuplicateFailed(outcomes, in: store)
             #expect(try await store.frameworks.count() == 1 + 1 + tenIDsOneTaken.count - 1)
         }

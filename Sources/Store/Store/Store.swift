@@ -9,8 +9,8 @@ import Foundation
 /// ```
 ///
 /// Guarantees:
-/// - one writer (`DatabaseWriter`, an actor) serializes every write; each write is a
-///   transaction, committed or rolled back and rethrown;
+/// - one writer (`DatabaseWriter`, on a serial queue of its own) serializes every write; each
+///   write is a transaction, committed or rolled back and rethrown;
 /// - reads run concurrently on their own connections and never wait for a write in progress
 ///   (WAL); each read sees one committed snapshot;
 /// - opening applies pending migrations, and refuses a database whose migrations were modified

@@ -5,6 +5,7 @@ import Testing
 /// A store's writer kept busy inside a write (which inserts the framework "holder") until
 /// `release()`, so that writes requested meanwhile queue up behind it and then run together.
 struct HeldWriter {
+    private let store: Store
     private let release: DispatchSemaphore
     private let holder: Task<Void, any Error>
 
@@ -18,13 +19,18 @@ struct HeldWriter {
                 _ = release.wait(timeout: .now() + 10)
             }
         }
+        self.store = store
         self.release = release
         #expect(await wait(for: holding))
     }
 
-    /// Lets the holding write commit, once the writes requested meanwhile have had time to queue.
-    func release() async throws {
-        try? await Task.sleep(for: .milliseconds(50))
+    /// Lets the holding write commit once `queued` writes wait behind it (or 10 s have passed).
+    func release(once queued: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.writer.queuedWrites < queued, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(store.writer.queuedWrites == queued)
         release.signal()
         try await holder.value
     }
