@@ -66,9 +66,9 @@ struct FeedValidator {
                         }
                         let slot = Self.slot(Self.kind(ofArray: name))
                         if seen[slot].isEmpty {
-                            // Sized once from the bytes left (a record takes at least ~100 of
-                            // them), instead of rehashing a million keys as the set grows.
-                            seen[slot].reserveCapacity(min((data.count - parser.offset) / 128, 1 << 24))
+                            // Sized once from the bytes left (records of these feeds take about
+                            // 250 bytes), instead of rehashing a million keys as the set grows.
+                            seen[slot].reserveCapacity(min((data.count - parser.offset) / 256, 1 << 24))
                         }
                         try parser.forEachElement { index, parser in
                             let element = try parser.readValue()

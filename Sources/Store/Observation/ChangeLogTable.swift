@@ -13,8 +13,13 @@ struct ChangeLogTable {
     @discardableResult
     func append(_ changes: [Change], committedAt: Date) throws -> Int64 {
         let json = Self.encode(changes)
-        try db.execute(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)",
-                       [.text(Timestamp.format(committedAt)), .text(json)])
+        let statement = try db.cachedStatement(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)")
+        try statement.bind(Timestamp.format(committedAt), at: 1)
+        // In place: a large sync's log text is tens of megabytes, not worth a second copy.
+        try statement.withText(json, at: 2) {
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
         let tx = db.lastInsertedRowID
         if tx % 100 == 0 {
             try db.execute("DELETE FROM change_log WHERE tx <= ?", [.integer(tx - Self.retainedTransactions)])
