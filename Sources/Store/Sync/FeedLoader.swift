@@ -95,16 +95,18 @@ struct FeedLoader: Sendable {
         }
         defer { try? handle.close() }
         var body = Data()
-        // Sized once: growing by doubling would hold two copies of a large feed for a moment.
+        // A regular file is read straight into one buffer of its size: no chunk copies, and no
+        // growing by doubling, which would hold two copies of a large feed for a moment.
         if let size = try? handle.seekToEnd() {
             if size > UInt64(options.maximumBytes) { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
-            body.reserveCapacity(Int(size))
             do {
                 try handle.seek(toOffset: 0)
             } catch {
                 throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
             }
+            body = try Self.read(Int(size), from: handle.fileDescriptor, path: path)
         }
+        // Anything left (a file that grew, or one whose size is unknown) is read in chunks.
         do {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 body.append(chunk)
@@ -116,6 +118,24 @@ struct FeedLoader: Sendable {
             throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
         }
         return FetchedFeed.Page(url: url, name: path, body: body)
+    }
+
+    /// Reads up to `count` bytes (fewer at end of file) into a buffer of exactly that size.
+    private static func read(_ count: Int, from descriptor: Int32, path: String) throws -> Data {
+        guard count > 0, let memory = malloc(count) else { return Data() }
+        var filled = 0
+        while filled < count {
+            let got = Foundation.read(descriptor, memory + filled, count - filled)
+            if got == 0 { break }
+            if got < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                free(memory)
+                throw FeedSourceError.unreadable(path: path, reason: reason)
+            }
+            filled += got
+        }
+        return Data(bytesNoCopy: memory, count: filled, deallocator: .free)
     }
 
     static func reason(_ error: any Error) -> String {

@@ -25,6 +25,10 @@ struct Reconciler: FeedSink {
     /// Feed images without data that the cache does not hold: to download after the commit.
     private(set) var imagesToDownload: [FeedImage] = []
     private var state: SyncStateTable { SyncStateTable(db: db) }
+    /// Whether the previous record already existed locally: the guess for the next one.
+    private var previousExisted = false
+    /// Received hashes to write, batched; flushed before any read of them and by `finish()`.
+    private var received: ReceivedHashBatch
 
     init(db: Database, source: String, policy: SyncPolicy, imageBudget: Int, now: Date, status: SyncReport.Status) {
         self.db = db
@@ -33,11 +37,17 @@ struct Reconciler: FeedSink {
         self.imageBudget = imageBudget
         self.now = now
         self.report = SyncReport(status: status, source: source, policy: policy)
+        self.received = ReceivedHashBatch(db: db, source: source)
     }
 
     /// Records the source and its validators; call once, before the first record.
     func begin(validators: SourceValidators?) throws {
         try state.saveSource(source, validators: validators, syncedAt: now)
+    }
+
+    /// Writes what is still buffered; call once, after the last record.
+    mutating func finish() throws {
+        try received.flush()
     }
 
     mutating func receive(_ framework: Framework) throws { try reconcile(framework, in: db.frameworks) }
@@ -62,72 +72,97 @@ struct Reconciler: FeedSink {
         let kind = Table.kind
         let id = Table.key(of: record)
         let remote = Table.hash(of: record)
-        let found: Table.Record?
-        if policy == .threeWay {
-            found = try table.find(id)
-        } else if try table.insertIfAbsent(record) {
-            // The common case of a first sync: one statement, no lookup before it.
-            try state.setReceivedHash(remote, source: source, kind: kind, key: id)
-            report[kind].inserted += 1
+        if policy != .threeWay {
+            // Keep-existing and prefer-remote need no local hash: a new record is inserted by
+            // one statement, and an existing one is compared inside SQLite. Which statement to
+            // try first is guessed from the previous record: feeds come in runs (a first sync
+            // inserts everything, a later one finds most records), so the guess saves a
+            // statement per record, and a wrong one costs only that statement.
+            var local: LocalComparison?
+            if previousExisted {
+                local = try table.compare(record, source: source)
+            }
+            if local == nil {
+                if try table.insertIfAbsent(record) {
+                    previousExisted = false
+                    try received.set(remote, kind: kind, key: id)
+                    report[kind].inserted += 1
+                    return
+                }
+                local = try table.compare(record, source: source)
+            }
+            previousExisted = true
+            if local?.equal == true {
+                report[kind].unchanged += 1
+                // Usually already received as it is: then there is nothing to write.
+                if local?.received != remote { try received.set(remote, kind: kind, key: id) }
+            } else if policy == .keepExisting {
+                report[kind].kept += 1
+            } else {
+                try table.update(record)
+                try received.set(remote, kind: kind, key: id)
+                report[kind].updated += 1
+            }
             return
-        } else {
-            found = try table.find(id)
         }
-        guard let local = found else {
-            // Under three-way, a record received before and deleted locally since stays deleted
-            // unless the feed changed it meanwhile (then it is a conflict, kept deleted).
-            if policy == .threeWay, let received = try state.receivedHash(source: source, kind: kind, key: id) {
-                if received == remote { report[kind].unchanged += 1 } else { conflict(kind, id) }
+        // Three-way compares the local record with the hash received last time.
+        guard let local = try table.find(id) else {
+            // A record received before and deleted locally since stays deleted unless the feed
+            // changed it meanwhile (then it is a conflict, kept deleted).
+            if let receivedBefore = try receivedHash(kind, id) {
+                if receivedBefore == remote { report[kind].unchanged += 1 } else { conflict(kind, id) }
                 return
             }
             try table.insert(record)
-            try state.setReceivedHash(remote, source: source, kind: kind, key: id)
+            try received.set(remote, kind: kind, key: id)
             report[kind].inserted += 1
             return
         }
         let current = Table.hash(of: local)
         if current == remote {
             report[kind].unchanged += 1
-            try state.setReceivedHash(remote, source: source, kind: kind, key: id)
+            try received.set(remote, kind: kind, key: id)
             return
         }
-        switch policy {
-        case .keepExisting:
-            report[kind].kept += 1
-        case .preferRemote:
+        let receivedBefore = try receivedHash(kind, id)
+        if receivedBefore == current {
+            // Not changed locally since the last sync: take the remote change.
             try table.update(record)
-            try state.setReceivedHash(remote, source: source, kind: kind, key: id)
+            try received.set(remote, kind: kind, key: id)
             report[kind].updated += 1
-        case .threeWay:
-            let received = try state.receivedHash(source: source, kind: kind, key: id)
-            if received == current {
-                // Not changed locally since the last sync: take the remote change.
-                try table.update(record)
-                try state.setReceivedHash(remote, source: source, kind: kind, key: id)
-                report[kind].updated += 1
-            } else if received == remote {
-                // Only the local side changed: nothing new from the feed.
-                report[kind].unchanged += 1
-            } else {
-                conflict(kind, id)
-            }
+        } else if receivedBefore == remote {
+            // Only the local side changed: nothing new from the feed.
+            report[kind].unchanged += 1
+        } else {
+            conflict(kind, id)
         }
     }
 
     private mutating func tombstone<Table: SyncedTable>(_ id: String, in table: Table) throws {
         let kind = Table.kind
         guard let local = try table.find(id) else {
-            try state.forget(source: source, kind: kind, key: id)
+            try forget(kind, id)
             return
         }
-        let received = try state.receivedHash(source: source, kind: kind, key: id)
-        if policy == .preferRemote || received == Table.hash(of: local) {
+        let receivedBefore = try receivedHash(kind, id)
+        if policy == .preferRemote || receivedBefore == Table.hash(of: local) {
             _ = try table.delete(id)
-            try state.forget(source: source, kind: kind, key: id)
+            try forget(kind, id)
             report[kind].deleted += 1
         } else {
             report[kind].kept += 1
         }
+    }
+
+    /// The hash last received for `key`, with the buffered writes flushed first.
+    private mutating func receivedHash(_ kind: RecordKind, _ key: String) throws -> UInt64? {
+        try received.flush()
+        return try state.receivedHash(source: source, kind: kind, key: key)
+    }
+
+    private mutating func forget(_ kind: RecordKind, _ key: String) throws {
+        try received.flush()
+        try state.forget(source: source, kind: kind, key: key)
     }
 
     private mutating func conflict(_ kind: RecordKind, _ id: String) {
@@ -153,21 +188,21 @@ struct Reconciler: FeedSink {
             }
         }
         try table.put(image.url, data: data, contentType: image.contentType)
-        try state.setReceivedHash(remote, source: source, kind: .image, key: image.url)
+        try received.set(remote, kind: .image, key: image.url)
         report.images.stored += 1
     }
 
     private mutating func tombstoneImage(_ url: String) throws {
         let table = db.images(budget: imageBudget, now: now)
         guard let existing = try table.peek(url) else {
-            try state.forget(source: source, kind: .image, key: url)
+            try forget(.image, url)
             return
         }
         let current = Self.hash(image: existing.data, contentType: existing.contentType)
-        let received = try state.receivedHash(source: source, kind: .image, key: url)
-        if policy == .preferRemote || received == current {
+        let receivedBefore = try receivedHash(.image, url)
+        if policy == .preferRemote || receivedBefore == current {
             try table.delete(url)
-            try state.forget(source: source, kind: .image, key: url)
+            try forget(.image, url)
             report.images.deleted += 1
         }
     }

@@ -89,6 +89,7 @@ extension Store {
                 // Throws when the feed had any problem: the transaction, and whatever the
                 // reconciler applied before the problem was found, is rolled back.
                 try validator.finish()
+                try reconciler.finish()
                 if dryRun {
                     throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
                 }

@@ -40,17 +40,6 @@ struct SyncStateTable {
         return try statement.step() ? UInt64(bitPattern: statement.int64(0)) : nil
     }
 
-    func setReceivedHash(_ hash: UInt64, source: String, kind: RecordKind, key: String) throws {
-        let statement = try db.cachedStatement(
-            literal: "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET hash = excluded.hash WHERE hash <> excluded.hash")
-        try statement.bind(source, at: 1)
-        try statement.bind(kind.rawValue, at: 2)
-        try statement.bind(key, at: 3)
-        try statement.bind(Int64(bitPattern: hash), at: 4)
-        defer { statement.reset() }
-        _ = try statement.step()
-    }
-
     func forget(source: String, kind: RecordKind, key: String) throws {
         try db.execute("DELETE FROM sync_records WHERE source = ? AND kind = ? AND key = ?",
                        [.text(source), .text(kind.rawValue), .text(key)])
