@@ -70,9 +70,25 @@ struct FeedValidator {
                             // 250 bytes), instead of rehashing a million keys as the set grows.
                             seen[slot].reserveCapacity(min((data.count - parser.offset) / 256, 1 << 24))
                         }
+                        let isFrameworks = name == "frameworks"
                         try parser.forEachElement { index, parser in
-                            let element = try parser.readValue()
                             recordCount += 1
+                            if isFrameworks {
+                                switch try plainFramework(&parser, index: index, page: page) {
+                                case .decoded(let framework):
+                                    guard problemCount == 0 else { return }
+                                    do {
+                                        try sink.receive(framework)
+                                    } catch {
+                                        sinkError = error
+                                        throw SinkFailed()
+                                    }
+                                    return
+                                case .invalid: return
+                                case .notPlain: break
+                                }
+                            }
+                            let element = try parser.readValue()
                             do {
                                 try record(element, arrayName: name, index: index, page: page, pageURL: pageURL, into: &sink)
                             } catch {
@@ -109,6 +125,49 @@ struct FeedValidator {
 
     /// Stops the read when the sink fails (a disk error, say): its error is rethrown as is.
     private struct SinkFailed: Error {}
+
+    /// What the fast path made of a framework.
+    private enum PlainRecord {
+        case decoded(Framework)
+        /// Read and found invalid; the problem is reported.
+        case invalid
+        /// Not in the plain shape: the parser is back at its start, for the general path.
+        case notPlain
+    }
+
+    /// The fast path for the common framework: an object of exactly the five string members,
+    /// read straight into a `Framework` without building its tree. Anything else (a missing,
+    /// repeated, unknown or non-string member, an invalid id) rewinds the parser and goes the
+    /// general way, which reports problems; so both paths accept and refuse the same feeds.
+    private mutating func plainFramework(_ parser: inout JSONParser, index: Int, page: Int32) throws -> PlainRecord {
+        guard parser.nextKind == .object else { return .notPlain }
+        let start = parser.offset
+        var id, name, imageName, urlString, description: String?
+        var plain = true
+        try parser.forEachMember { key, parser in
+            let value = try parser.readValue()
+            guard plain, case .string(let text) = value else {
+                plain = false
+                return
+            }
+            switch key {
+            case "id" where id == nil: id = text
+            case "name" where name == nil: name = text
+            case "imageName" where imageName == nil: imageName = text
+            case "urlString" where urlString == nil: urlString = text
+            case "description" where description == nil: description = text
+            default: plain = false
+            }
+        }
+        guard plain, let id, let name, let imageName, let urlString, let description,
+              RecordValidation.problem(withID: id) == nil else {
+            parser.rewind(to: start)
+            return .notPlain
+        }
+        let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: false)
+        guard noteKey(id, kind: .framework, at: "frameworks[\(index)].id", location: location) else { return .invalid }
+        return .decoded(Framework(id: id, name: name, imageName: imageName, urlString: urlString, description: description))
+    }
 
     private mutating func record<Sink: FeedSink>(_ element: JSONValue, arrayName: String, index: Int, page: Int32,
                                                  pageURL: URL, into sink: inout Sink) throws {

@@ -64,6 +64,11 @@ public struct JSONParser {
     /// How many bytes were read so far.
     var offset: Int { index }
 
+    /// Goes back to an earlier `offset`, at the same depth, to read that value again.
+    mutating func rewind(to offset: Int) {
+        index = offset
+    }
+
     /// What the next value is, without reading it.
     enum Kind { case object, array, other }
 

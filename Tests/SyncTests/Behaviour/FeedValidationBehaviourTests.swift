@@ -362,6 +362,38 @@ struct FeedValidationBehaviourTests {
         #expect(next("\u{FEFF}" + #"{"next": "bom.json"}"#) == .string("bom.json"))
     }
 
+    /// Plain frameworks take a fast path that skips the JSON tree; every other shape must
+    /// still decode, or be refused, exactly as the general path does.
+    @Test func theFrameworkFastPathAgreesWithTheGeneralPath() throws {
+        let plain = #"{"id": "a", "name": "A", "imageName": "a", "urlString": "u", "description": "d"}"#
+        let reordered = #"{"description": "d", "urlString": "u", "imageName": "b", "name": "B", "id": "b"}"#
+        let extra = #"{"id": "c", "name": "C", "imageName": "c", "urlString": "u", "description": "d", "color": "red"}"#
+        let escaped = #"{"id": "d\u00e9", "name": "D \"quoted\"", "imageName": "d", "urlString": "u", "description": "d"}"#
+        let feed = try Feed.decode(Data(#"{"version": 1, "frameworks": [\#(plain), \#(reordered), \#(extra), \#(escaped)]}"#.utf8))
+        #expect(feed.frameworks.map(\.id) == ["a", "b", "c", "dé"])
+        #expect(feed.frameworks[1] == Framework(id: "b", name: "B", imageName: "b", urlString: "u", description: "d"))
+        #expect(feed.frameworks[3].name == #"D "quoted""#)
+
+        let refused: [(String, String, String)] = [
+            (#"{"id": "z", "name": "A", "name": "B", "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1]", "more than once"),
+            (#"{"id": "x", "name": 1, "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1].name", "expected a string"),
+            (#"{"id": "", "name": "A", "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1].id", "must not be empty"),
+            (plain, "frameworks[1].id", "is a duplicate: it already appears at feed: frameworks[0].id"),
+            (#"{"id": "y", "name": "A", "imageName": "a", "urlString": "u"}"#, "frameworks[1].description", "is required"),
+        ]
+        for (second, path, message) in refused {
+            let text = #"{"version": 1, "frameworks": [\#(plain), \#(second)]}"#
+            #expect(throws: FeedValidationError.self, "\(second)") { try Feed.decode(Data(text.utf8)) }
+            do {
+                _ = try Feed.decode(Data(text.utf8))
+            } catch let error as FeedValidationError {
+                #expect(error.problems.count == 1, "\(error)")
+                #expect(error.problems.first?.path == path, "\(error)")
+                #expect(error.problems.first?.message.contains(message) == true, "\(error)")
+            }
+        }
+    }
+
     @Test func duplicateKeysAreKeptForTheValidator() throws {
         let value = try JSONParser.parse(Data(#"{"a": 1, "a": 2}"#.utf8))
         #expect(value == .object([JSONMember("a", .number("1")), JSONMember("a", .number("2"))]))
