@@ -18,4 +18,21 @@ struct Storectl: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+
+    /// ArgumentParser's own main, plus closing every store the command opened, so no -wal or
+    /// -shm file is left behind (see `OpenStores`).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            await OpenStores.shared.closeAll()
+        } catch {
+            await OpenStores.shared.closeAll()
+            exit(withError: error)
+        }
+    }
 }

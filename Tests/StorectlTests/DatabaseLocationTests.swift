@@ -23,6 +23,24 @@ struct DatabaseLocationTests {
     func xdgDefault(_ storectl: Storectl) -> String { storectl.dataHome + "/storectl/store.sqlite" }
     func homeDefault(_ storectl: Storectl) -> String { storectl.home + "/.local/share/storectl/store.sqlite" }
 
+    /// Every command closes its store, so SQLite folds the WAL into the main file and deletes
+    /// the -wal and -shm files: a copy of the main file alone holds everything written.
+    @Test("a command leaves no -wal or -shm file, and a copy of the file alone has every write")
+    func commandsCloseTheStore() async throws {
+        let storectl = try Storectl()
+        let path = storectl.db
+        _ = expectSuccess(try await storectl.run(["frameworks", "add"] + Self.add))
+        #expect(exists(path) && !exists(path + "-wal") && !exists(path + "-shm"))
+        // A failing command closes it too.
+        let failed = try await storectl.run(["sync", storectl.directory.file("missing.json")])
+        #expect(failed.status == 1)
+        #expect(!exists(path + "-wal") && !exists(path + "-shm"))
+
+        let copy = storectl.directory.file("copy.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        #expect(try await ids(storectl, ["--db", copy, "frameworks", "list", "--json"]) == ["f1"])
+    }
+
     @Test("--db before the subcommand")
     func dbBeforeSubcommand() async throws {
         let storectl = try Storectl()

@@ -32,7 +32,9 @@ struct StoreOptions: ParsableArguments {
         var configuration = Store.Configuration()
         configure(&configuration)
         do {
-            return try await Store.open(at: path, configuration: configuration)
+            let opened = try await Store.open(at: path, configuration: configuration)
+            await OpenStores.shared.register(opened)
+            return opened
         } catch {
             throw CLIError("\(path): \(error)")
         }
