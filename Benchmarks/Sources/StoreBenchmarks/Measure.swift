@@ -1,29 +1,15 @@
 import Foundation
 
-/// The median of `runs` timings of `body`, each after a fresh `setup` (not timed).
-func medianSeconds(runs: Int, setup: () async throws -> Void = {}, _ body: () async throws -> Void) async rethrows -> Double {
-    var times: [Double] = []
-    for _ in 0..<runs {
-        try await setup()
-        let start = ContinuousClock.now
-        try await body()
-        let elapsed = ContinuousClock.now - start
-        times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
-    times.sort()
-    return times[times.count / 2]
-}
-
 /// The median timing of each of `contenders` bodies, run in turns (run 1 of each, then run 2
-/// of each...), each after a fresh `setup` (not timed): a load that comes and goes during the
-/// measurement weighs on every contender alike.
+/// of each...), each after a fresh `setup` for that contender (not timed): a load that comes
+/// and goes during the measurement weighs on every contender alike.
 func interleavedMedianSeconds(
-    runs: Int, contenders: Int, setup: () async throws -> Void = {}, _ body: (_ contender: Int) async throws -> Void
+    runs: Int, contenders: Int, setup: (_ contender: Int) async throws -> Void = { _ in }, _ body: (_ contender: Int) async throws -> Void
 ) async rethrows -> [Double] {
     var times = Array(repeating: [Double](), count: contenders)
     for _ in 0..<runs {
         for contender in 0..<contenders {
-            try await setup()
+            try await setup(contender)
             let start = ContinuousClock.now
             try await body(contender)
             let elapsed = ContinuousClock.now - start

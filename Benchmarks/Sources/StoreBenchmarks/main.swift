@@ -50,22 +50,23 @@ let frameworks = makeFrameworks(n)
 if wanted("insert") {
     log("insert \(n) frameworks in one write")
     let file = "insert.sqlite"
-    let raw = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
-        let db = try RawSQLite.open(scratch.path(file))
-        try RawSQLite.insert(frameworks, into: db)
-        _ = GRDBSQLiteClose(db)
+    // In turns (raw C, ours, GRDB statement, GRDB Codable, then again): a load that comes and
+    // goes on this shared machine weighs on every contender alike.
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4, setup: { _ in scratch.remove(file) }) { contender in
+        switch contender {
+        case 0:
+            let db = try RawSQLite.open(scratch.path(file))
+            try RawSQLite.insert(frameworks, into: db)
+            _ = GRDBSQLiteClose(db)
+        case 1:
+            let store = try await Store.open(at: scratch.path(file))
+            try await store.write { db in for framework in frameworks { try db.frameworks.insert(framework) } }
+            await store.close()
+        case 2: try GRDBBaseline.insertCachedStatement(frameworks, into: try GRDBBaseline.open(scratch.path(file)))
+        default: try GRDBBaseline.insertCodable(frameworks, into: try GRDBBaseline.open(scratch.path(file)))
+        }
     }
-    let ours = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
-        let store = try await Store.open(at: scratch.path(file))
-        try await store.write { db in for framework in frameworks { try db.frameworks.insert(framework) } }
-        await store.close()
-    }
-    let grdbStatement = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
-        try GRDBBaseline.insertCachedStatement(frameworks, into: try GRDBBaseline.open(scratch.path(file)))
-    }
-    let grdbCodable = try await medianSeconds(runs: options.runs, setup: { scratch.remove(file) }) {
-        try GRDBBaseline.insertCodable(frameworks, into: try GRDBBaseline.open(scratch.path(file)))
-    }
+    let (raw, ours, grdbStatement, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
     results.append(Result(workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
                           baseline: "raw C \(ms(raw)); GRDB statement \(ratio(grdbStatement, raw)), Codable \(ratio(grdbCodable, raw))",
                           ratio: ratio(ours, raw), target: "<= 1.15x raw C", met: ours / raw <= 1.15))
@@ -84,14 +85,20 @@ if wanted("fetch") {
         await store.close()
     }
     let db = try RawSQLite.open(scratch.path(file))
-    let raw = try await medianSeconds(runs: options.runs) { let count = try RawSQLite.fetchAll(db).count; precondition(count == n) }
-    _ = GRDBSQLiteClose(db)
     let store = try await Store.open(at: scratch.path(file))
-    let ours = try await medianSeconds(runs: options.runs) { let count = try await store.frameworks.fetchAll().count; precondition(count == n) }
-    await store.close()
     let pool = try GRDBBaseline.open(scratch.path(file))
-    let grdbCursor = try await medianSeconds(runs: options.runs) { let count = try GRDBBaseline.fetchRowCursor(pool).count; precondition(count == n) }
-    let grdbCodable = try await medianSeconds(runs: options.runs) { let count = try GRDBBaseline.fetchAllCodable(pool).count; precondition(count == n) }
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4) { contender in
+        let count = switch contender {
+        case 0: try RawSQLite.fetchAll(db).count
+        case 1: try await store.frameworks.fetchAll().count
+        case 2: try GRDBBaseline.fetchRowCursor(pool).count
+        default: try GRDBBaseline.fetchAllCodable(pool).count
+        }
+        precondition(count == n)
+    }
+    _ = GRDBSQLiteClose(db)
+    await store.close()
+    let (raw, ours, grdbCursor, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
     results.append(Result(workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
                           baseline: "raw C \(ms(raw)); GRDB Row cursor \(ratio(grdbCursor, raw)), Codable fetchAll \(ratio(grdbCodable, raw))",
                           ratio: ratio(ours, raw), target: "<= 1.1x raw C", met: ours / raw <= 1.1))
@@ -130,12 +137,16 @@ if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3
             if FileManager.default.fileExists(atPath: from) { try FileManager.default.copyItem(atPath: from, toPath: to) }
         }
         let target = scratch.path("target.sqlite")
-        let cli = try await medianSeconds(runs: options.runs, setup: { try copy(seedCLI, target) }) {
-            try runProcess(sqlite3, [target], stdin: script)
+        // In turns, each run on a fresh copy of its seed (a closed store: storectl leaves no WAL).
+        let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2,
+                                                         setup: { try copy($0 == 0 ? seedCLI : seed, target) }) { contender in
+            if contender == 0 {
+                try runProcess(sqlite3, [target], stdin: script)
+            } else {
+                try runProcess(storectl, ["sync", feed, "--db", target, "--quiet"])
+            }
         }
-        let ours = try await medianSeconds(runs: options.runs, setup: { try copy(seed, target) }) {
-            try runProcess(storectl, ["sync", feed, "--db", target, "--quiet"])
-        }
+        let (cli, ours) = (timings[0], timings[1])
         results.append(Result(workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
                               ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli),
                               target: "<= 1.3x CLI", met: ours / cli <= 1.3))
@@ -174,7 +185,7 @@ if wanted("concurrent") {
     }
     var transactions: [Int] = []
     // Interleaved run by run, so a load that comes and goes on a shared machine weighs on all three.
-    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 3, setup: { scratch.remove(file) }) { contender in
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 3, setup: { _ in scratch.remove(file) }) { contender in
         switch contender {
         case 0: transactions.append(try await storeRun(maximumWritesPerTransaction: Store.Configuration().maximumWritesPerTransaction))
         case 1: _ = try await storeRun(maximumWritesPerTransaction: 1)
