@@ -97,6 +97,33 @@ struct WriterTests {
         }
     }
 
+    @Test func closingRunsTheWritesRequestedBeforeAndRefusesLaterOnes() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let store = try await Store.open(at: directory.databasePath)
+            let held = await HeldWriter(store)
+            let queued = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for number in 0..<5 {
+                        group.addTask { try await store.frameworks.insert(Fixtures.framework("queued-\(number)")) }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            // Asked to close while the 5 writes wait behind the held one.
+            while store.writer.queuedWrites < 5 { try await Task.sleep(for: .milliseconds(1)) }
+            let closing = Task { await store.close() }
+            try await held.release(once: 5)
+            await closing.value
+            try await queued.value
+            await #expect(throws: StoreError.closed) { try await store.frameworks.insert(Fixtures.framework("late")) }
+
+            try await withStore(at: directory.databasePath) { reopened throws in
+                #expect(try await reopened.frameworks.count() == 1 + 5)
+                #expect(try await reopened.frameworks.find("late") == nil)
+            }
+        }
+    }
+
     @Test func refusesEveryCallOnceClosed() async throws {
         try await withTemporaryDirectory { directory throws in
             let store = try await Store.open(at: directory.databasePath)

@@ -20,13 +20,13 @@ import Foundation
 /// A drain takes the queued writes (up to `maximumBatchSize`), runs them in one transaction,
 /// commits, and only then resumes their callers; it then dispatches the next drain, behind any
 /// `exclusive` or `close` queued meanwhile. Writes requested while a batch runs queue up for the
-/// next, so batches grow with the load, and no task, actor hop or thread wake-up is spent per
-/// write on the writer's side.
+/// next, so batches grow with the load. A write costs its caller one lock and one suspension (no
+/// task, no actor hop), and wakes the writer's thread only if the writer is idle.
 final class DatabaseWriter: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `database` and `hasChangeLog` are read and written only by
     // blocks running on `queue`, a serial queue (drains, `exclusive`, `close`), so by one thread
-    // at a time, each block seeing the writes of the blocks before it; `pending` and `draining`
-    // only while `lock` is held. Everything else is immutable and Sendable.
+    // at a time, each block seeing the writes of the blocks before it; `pending`, `draining` and
+    // `closed` only while `lock` is held. Everything else is immutable and Sendable.
     private let queue = DispatchQueue(label: "store.writer", qos: .userInitiated)
     private var database: Database?
     /// Whether the change_log table exists (it does once migration 0006 ran); cached once true.
@@ -37,6 +37,8 @@ final class DatabaseWriter: @unchecked Sendable {
     private var pending: [any PendingWrite] = []
     /// Whether a drain is dispatched or running; while it is, new writes just queue up.
     private var draining = false
+    /// Set by `close`: writes requested from then on are refused at once.
+    private var closed = false
 
     /// The most writes committed in one transaction; 1 gives every write its own transaction.
     private let maximumBatchSize: Int
@@ -79,27 +81,34 @@ final class DatabaseWriter: @unchecked Sendable {
     /// Runs `body` in a write transaction and returns its result once committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         // Unsafe rather than checked: one allocation less per write, and the writer resumes
-        // every queued write exactly once (see `drain` and `run`).
+        // every queued write exactly once (see `runNextBatch`).
         try await withUnsafeThrowingContinuation { continuation in
             let write = QueuedWrite(body: body, continuation: continuation)
-            let mustDrain = lock.withLock {
+            let mustDrain = lock.withLock { () -> Bool? in
+                if closed { return nil }
                 pending.append(write)
                 if draining { return false }
                 draining = true
                 return true
             }
-            if mustDrain { queue.async { self.drain() } }
+            switch mustDrain {
+            case nil: write.finish(StoreError.closed)
+            case true?: queue.async { self.drain() }
+            case false?: break
+            }
         }
     }
 
     /// Writes queued and not yet taken into a transaction (for tests).
     var queuedWrites: Int { lock.withLock { pending.count } }
 
-    /// Closes the connection once the writes queued before have run; later writes throw
+    /// Closes the connection once the writes requested before have run; later writes throw
     /// `StoreError.closed`.
     func close() async {
         await withCheckedContinuation { continuation in
             queue.async {
+                self.lock.withLock { self.closed = true }
+                while self.runNextBatch() {}
                 self.database = nil
                 continuation.resume()
             }
@@ -108,9 +117,17 @@ final class DatabaseWriter: @unchecked Sendable {
 
     // MARK: Group commit
 
-    /// Runs one batch of queued writes, then dispatches the next drain; with nothing queued,
-    /// marks the writer idle, so that the next write dispatches a drain again. On `queue` only.
+    /// Runs one batch of queued writes, then dispatches the next drain, behind any `exclusive`
+    /// or `close` queued meanwhile. On `queue` only.
     private func drain() {
+        if runNextBatch() { queue.async { self.drain() } }
+    }
+
+    /// Takes the oldest queued writes (up to `maximumBatchSize`), runs them in one transaction
+    /// and answers each of their callers exactly once, after the transaction's fate is known;
+    /// false if nothing was queued, the writer then being marked idle so that the next write
+    /// dispatches a drain again. On `queue` only.
+    private func runNextBatch() -> Bool {
         let batch = lock.withLock { () -> [any PendingWrite] in
             if pending.count <= maximumBatchSize {
                 defer { pending.removeAll(keepingCapacity: true) }
@@ -120,26 +137,23 @@ final class DatabaseWriter: @unchecked Sendable {
             defer { pending.removeFirst(maximumBatchSize) }
             return Array(pending.prefix(maximumBatchSize))
         }
-        if batch.isEmpty { return }
-        if let database {
-            run(batch, on: database)
-        } else {
-            for write in batch { write.finish(StoreError.closed) }
-        }
-        queue.async { self.drain() }
+        if batch.isEmpty { return false }
+        let outcomes = database.map { run(batch, on: $0) } ?? Array(repeating: StoreError.closed, count: batch.count)
+        for (write, outcome) in zip(batch, outcomes) { write.finish(outcome) }
+        return true
     }
 
-    /// Runs `batch` in one transaction and answers each of its writes exactly once.
-    private func run(_ batch: [any PendingWrite], on database: Database) {
+    /// Runs `batch` in one transaction and returns, once the transaction's fate is known, each
+    /// write's outcome: nil if it committed, else the error to answer it with.
+    private func run(_ batch: [any PendingWrite], on database: Database) -> [(any Error)?] {
         do {
             try database.execute(literal: "BEGIN IMMEDIATE TRANSACTION")
         } catch {
-            for write in batch { write.finish(error) }
-            return
+            return Array(repeating: error, count: batch.count)
         }
         var outcomes: [(any Error)?] = []
         outcomes.reserveCapacity(batch.count)
-        for (index, write) in batch.enumerated() {
+        for write in batch {
             let mark = database.recordedChanges.count
             let error: (any Error)?
             if batch.count == 1 {
@@ -153,17 +167,13 @@ final class DatabaseWriter: @unchecked Sendable {
             // transaction: every write of the batch so far is then lost, and the rest cannot run.
             if let error, !database.isInTransaction {
                 database.recordedChanges.removeAll()
-                for write in batch[..<index] { write.finish(error) }
-                write.finish(error)
-                for write in batch[(index + 1)...] { write.finish(error) }
-                return
+                return Array(repeating: error, count: batch.count)
             }
         }
-        if batch.count == 1, let error = outcomes[0] {
+        if batch.count == 1, outcomes[0] != nil {
             database.rollbackIfNeeded()
             database.recordedChanges.removeAll()
-            batch[0].finish(error)
-            return
+            return outcomes
         }
         do {
             // The change log is written in the same transaction: observers in this process and
@@ -175,13 +185,12 @@ final class DatabaseWriter: @unchecked Sendable {
         } catch {
             database.rollbackIfNeeded()
             database.recordedChanges.removeAll()
-            for (write, outcome) in zip(batch, outcomes) { write.finish(outcome ?? error) }
-            return
+            return outcomes.map { $0 ?? error }
         }
         let changes = database.recordedChanges
         database.recordedChanges.removeAll()
         if !changes.isEmpty { onCommit(changes) }
-        for (write, outcome) in zip(batch, outcomes) { write.finish(outcome) }
+        return outcomes
     }
 
     private func logsChanges(_ database: Database) throws -> Bool {
@@ -217,14 +226,16 @@ final class DatabaseWriter: @unchecked Sendable {
 private protocol PendingWrite: AnyObject {
     /// Performs the write inside the open transaction; its error, if it threw.
     func run(_ database: Database) -> (any Error)?
-    /// Answers the caller: with the write's result if `error` is nil, else with `error`.
+    /// Answers the caller: with the write's result if `error` is nil, else with `error`. Called
+    /// exactly once per write, after its transaction's fate is known (see `runNextBatch`).
     func finish(_ error: (any Error)?)
 }
 
 /// A write with its result type: body, result and the caller's continuation in one allocation.
 ///
 /// Created by its caller and handed, under the writer's lock, to the writer, which alone uses it
-/// from then on (on its queue): `run` at most once, then `finish` exactly once.
+/// from then on, on its queue: `run` at most once, then `finish` exactly once. (A write requested
+/// once the writer is closed is never handed over: its caller finishes it at once.)
 private final class QueuedWrite<T: Sendable>: PendingWrite {
     private let body: @Sendable (Database) throws -> T
     private let continuation: UnsafeContinuation<T, any Error>
