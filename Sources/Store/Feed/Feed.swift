@@ -67,8 +67,8 @@ public struct FeedTombstones: Sendable, Equatable {
 
 extension Feed {
     /// Parses and validates one feed page (its `next` link is not followed): the checks sync
-    /// makes before writing anything. Throws `FeedValidationError` listing every problem, each
-    /// named with `source` and its JSON path.
+    /// makes as it applies records, whose failure rolls a sync back. Throws
+    /// `FeedValidationError` listing every problem, each named with `source` and its JSON path.
     public static func decode(_ data: Data, source: String = "feed",
                               pageURL: URL = URL(string: "https://feed.invalid/feed.json")!) throws -> Feed {
         var validator = FeedValidator()
