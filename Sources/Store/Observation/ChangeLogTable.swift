@@ -27,32 +27,69 @@ struct ChangeLogTable {
         return tx
     }
 
-    /// The same text as `JSONWriter(pretty: false)` would give for `changes.map(\.jsonValue)`,
-    /// written directly: a sync logs one change per record, so this runs 100,000 times for a
-    /// 100,000-record sync.
-    static func encode(_ changes: [Change]) -> String {
-        var out = "["
-        out.reserveCapacity(changes.count * 64)
-        for (index, change) in changes.enumerated() {
-            if index > 0 { out += "," }
-            out += "{\"kind\":\""
-            out += change.kind.rawValue
-            out += "\",\"key\":"
-            JSONWriter.writeString(change.key, into: &out)
-            out += ",\"operation\":\""
-            out += change.operation.rawValue
-            out += "\""
+    /// The `changes` text of one transaction: a JSON array in which consecutive changes of one
+    /// kind and operation share an element, `{"kind":"framework","operation":"insert","keys":[...]}`,
+    /// and each event change has its own, `{"kind":"event","key":"e-1","operation":"update","dates":[...]}`
+    /// (rows written before grouping hold only the second form; `changes(in:)` reads both).
+    /// UTF-8 bytes, written directly: a 100,000-record sync logs 100,000 changes, and the grouped
+    /// form is about a third the size of one element per change (less to write, and to commit).
+    static func encode(_ changes: [Change]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(changes.count * 24 + 64)
+        var index = changes.startIndex
+        while index < changes.endIndex {
+            let change = changes[index]
+            if index > changes.startIndex { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: #"{"kind":""#.utf8)
+            out.append(contentsOf: change.kind.rawValue.utf8)
             if change.kind == .event {
-                out += ",\"dates\":["
+                out.append(contentsOf: #"","key":"#.utf8)
+                JSONWriter.writeString(change.key, into: &out)
+                out.append(contentsOf: #","operation":""#.utf8)
+                out.append(contentsOf: change.operation.rawValue.utf8)
+                out.append(contentsOf: #"","dates":["#.utf8)
                 for (position, date) in change.dates.enumerated() {
-                    if position > 0 { out += "," }
-                    out += "\"" + date.description + "\""
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    JSONWriter.writeString(date.description, into: &out)
                 }
-                out += "]"
+                out.append(contentsOf: "]}".utf8)
+                index += 1
+                continue
             }
-            out += "}"
+            out.append(contentsOf: #"","operation":""#.utf8)
+            out.append(contentsOf: change.operation.rawValue.utf8)
+            out.append(contentsOf: #"","keys":["#.utf8)
+            JSONWriter.writeString(change.key, into: &out)
+            index += 1
+            while index < changes.endIndex, changes[index].kind == change.kind, changes[index].operation == change.operation {
+                out.append(UInt8(ascii: ","))
+                JSONWriter.writeString(changes[index].key, into: &out)
+                index += 1
+            }
+            out.append(contentsOf: "]}".utf8)
         }
-        return out + "]"
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    /// The changes of one `changes` text, in order: both element forms of `encode`; elements it
+    /// does not understand (from a later version) are skipped.
+    static func changes(in text: String) -> [Change] {
+        guard case .array(let elements)? = try? JSONParser.parse(Data(text.utf8)) else { return [] }
+        var changes: [Change] = []
+        changes.reserveCapacity(elements.count)
+        for element in elements {
+            if case .array(let keys)? = element["keys"] {
+                guard case .string(let kindText)? = element["kind"], let kind = RecordKind(rawValue: kindText),
+                      case .string(let operationText)? = element["operation"],
+                      let operation = Change.Operation(rawValue: operationText)
+                else { continue }
+                for case .string(let key) in keys { changes.append(Change(kind: kind, key: key, operation: operation)) }
+            } else if let change = Change(json: element) {
+                changes.append(change)
+            }
+        }
+        return changes
     }
 
     func latestTransaction() throws -> Int64 {
@@ -62,9 +99,7 @@ struct ChangeLogTable {
     /// Logged transactions after `transaction`, in order.
     func batches(after transaction: Int64) throws -> [ChangeBatch] {
         try db.query("SELECT tx, changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in
-            let json = (try? JSONParser.parse(Data(row.text(1).utf8))) ?? .array([])
-            guard case .array(let values) = json else { return ChangeBatch(transaction: row.int64(0), changes: []) }
-            return ChangeBatch(transaction: row.int64(0), changes: values.compactMap(Change.init(json:)))
+            ChangeBatch(transaction: row.int64(0), changes: Self.changes(in: row.text(1)))
         }
     }
 }

@@ -54,12 +54,11 @@ final class Statement {
         try check(rc)
     }
 
-    /// Binds `text` where SQLite reads it in place, without its usual copy, for as long as
-    /// `body` runs (which steps the statement); then unbinds it. For very large values: a
-    /// million-record sync logs a change-log text of about 60 MB, which a copy would double.
-    func withText<T>(_ text: String, at index: Int32, _ body: () throws -> T) throws -> T {
-        var text = text
-        return try text.withUTF8 { buffer in
+    /// Binds `utf8`, UTF-8 text, where SQLite reads it in place, without its usual copy, for as
+    /// long as `body` runs (which steps the statement); then unbinds it. For very large values: a
+    /// million-record sync logs a change-log text of tens of megabytes, which a copy would double.
+    func withText<T>(_ utf8: [UInt8], at index: Int32, _ body: () throws -> T) throws -> T {
+        try utf8.withUnsafeBufferPointer { buffer in
             // SQLITE_STATIC (a nil destructor): "the pointer to the content will remain valid and
             // will not change ... until either the prepared statement is finalized or the same SQL
             // parameter is bound to something else" (https://sqlite.org/c3ref/bind_blob.html).

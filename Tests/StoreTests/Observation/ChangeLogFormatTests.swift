@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import Store
+
+/// The `change_log.changes` text: what the writer logs and observers (here and in other
+/// processes, older ones included) read back.
+@Suite("Change log format")
+struct ChangeLogFormatTests {
+    static let mixed: [Change] = [
+        Change(kind: .framework, key: "a", operation: .insert),
+        Change(kind: .framework, key: "quote \" backslash \\ tab \t nul \u{0} é 🦆", operation: .insert),
+        Change(kind: .framework, key: "c", operation: .update),
+        Change(kind: .event, key: "e-1", operation: .update,
+               dates: [CalendarDate("2026-06-08")!, CalendarDate("2026-06-09")!]),
+        Change(kind: .framework, key: "d", operation: .update),
+        Change(kind: .image, key: "https://example.com/i.png", operation: .insert),
+        Change(kind: .order, key: "o", operation: .delete),
+    ]
+
+    @Test func readsBackEveryChangeInOrder() {
+        let text = String(decoding: ChangeLogTable.encode(Self.mixed), as: UTF8.self)
+        #expect(ChangeLogTable.changes(in: text) == Self.mixed)
+        #expect(ChangeLogTable.changes(in: String(decoding: ChangeLogTable.encode([]), as: UTF8.self)).isEmpty)
+    }
+
+    @Test func consecutiveChangesOfOneKindAndOperationShareAnElement() throws {
+        let text = String(decoding: ChangeLogTable.encode(Self.mixed), as: UTF8.self)
+        guard case .array(let elements) = try JSONParser.parse(Data(text.utf8)) else {
+            Issue.record("not an array: \(text)")
+            return
+        }
+        // a+quote (insert), c (update), e-1 (event), d (update again after the event), image, order.
+        #expect(elements.count == 6, "\(text)")
+        #expect(elements[0]["keys"] == .array([.string("a"), .string(Self.mixed[1].key)]))
+        #expect(elements[2]["key"] == .string("e-1"))
+        #expect(elements[2]["dates"] == .array([.string("2026-06-08"), .string("2026-06-09")]))
+    }
+
+    @Test func sqliteReadsTheTextAsValidJSON() async throws {
+        try await withTemporaryStore { store, _ throws in
+            try await store.write { db in
+                try db.frameworks.insert(Fixtures.framework("x\"y"))
+                try db.frameworks.insert(Fixtures.framework("z"))
+            }
+            let keys = try await store.read { db in
+                try db.query("SELECT value FROM change_log, json_each(changes, '$[0].keys')") { $0.text(0) }
+            }
+            #expect(keys == ["x\"y", "z"])
+        }
+    }
+
+    /// Rows logged before grouping (one element per change) stay readable after an upgrade.
+    @Test func readsRowsWrittenOneElementPerChange() async throws {
+        try await withTemporaryStore { store, _ throws in
+            let old = #"[{"kind":"framework","key":"a","operation":"insert"},"#
+                + #"{"kind":"event","key":"e","operation":"delete","dates":["2026-06-08"]}]"#
+            try await store.write { db in
+                try db.execute("INSERT INTO change_log (committed_at, changes) VALUES ('2026-01-01T00:00:00Z', ?)", [.text(old)])
+            }
+            let batches = try await store.read { try ChangeLogTable(db: $0).batches(after: 0) }
+            #expect(batches.map(\.changes) == [[
+                Change(kind: .framework, key: "a", operation: .insert),
+                Change(kind: .event, key: "e", operation: .delete, dates: [CalendarDate("2026-06-08")!]),
+            ]])
+        }
+    }
+}
