@@ -116,40 +116,66 @@ struct MigrationTests {
         }
     }
 
-    /// Migration 0007 rebuilds sync_records (a cheaper CHECK): what sync received before must
-    /// survive it, so tombstones and three-way decisions still see records as synced.
-    @Test func rebuildingSyncRecordsKeepsWhatSyncReceived() async throws {
+    /// Migrations 0007 (a cheaper CHECK) and 0008 (sources by integer id) rebuild sync's
+    /// tables: what sync received before must survive both, so tombstones and three-way
+    /// decisions still see records as synced, and each source keeps its validators.
+    @Test func rebuildingSyncTablesKeepsWhatSyncReceived() async throws {
         try await withTemporaryDirectory { directory throws in
             let time = Fixtures.time("2026-03-01T12:00:00Z")
             let feed = directory.url.appendingPathComponent("feed.json")
-            func write(_ text: String) throws { try Data(text.utf8).write(to: feed) }
-            let framework = { (id: String) in #"{"id": "\#(id)", "name": "N", "imageName": "i", "urlString": "u", "description": "d"}"# }
-            try write(#"{"version": 1, "frameworks": [\#(framework("a")), \#(framework("b")), \#(framework("c"))]}"#)
-            let rowsSQL = "SELECT source || '|' || kind || '|' || key || '|' || hash FROM sync_records ORDER BY 1"
+            let other = directory.url.appendingPathComponent("other.json")
+            func write(_ text: String, to file: URL) throws { try Data(text.utf8).write(to: file) }
+            let oldRowsSQL = "SELECT source || '|' || kind || '|' || key || '|' || hash FROM sync_records ORDER BY 1"
+            let rowsSQL = """
+                SELECT s.source || '|' || r.kind || '|' || r.key || '|' || r.hash
+                FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1
+                """
+            let sourcesSQL = "SELECT source || '|' || coalesce(last_synced_at, '') FROM sync_sources ORDER BY 1"
             let tableSQL = "SELECT sql FROM sqlite_master WHERE name = 'sync_records'"
             let old = try #require(Migration.embedded.firstIndex { $0.name == "rebuild_sync_records_check" })
-            let rows = try await withStore(at: directory.databasePath,
+            // What a sync by a build from before both migrations left behind, written as it wrote it.
+            let (rows, sources) = try await withStore(at: directory.databasePath,
                                            configuration: configuration(clock: time, migrations: Array(Migration.embedded[..<old]))) { store throws in
-                _ = try await store.sync(from: .file(feed))
+                let frameworks = ["a", "b", "c", "d"].map { Framework(id: $0, name: "N", imageName: "i", urlString: "u", description: "d") }
+                try await store.frameworks.insert(frameworks)
+                try await store.write { db in
+                    for (source, keys) in [(FeedSource.file(feed).key, ["a", "b", "c"]), (FeedSource.file(other).key, ["c", "d"])] {
+                        try db.execute("INSERT INTO sync_sources (source, last_synced_at) VALUES (?, '2026-02-01T00:00:00Z')", [.text(source)])
+                        for key in keys {
+                            let hash = Int64(bitPattern: RecordHash.of(frameworks.first { $0.id == key }!))
+                            try db.execute("INSERT INTO sync_records (source, kind, key, hash) VALUES (?, 'framework', ?, ?)",
+                                           [.text(source), .text(key), .integer(hash)])
+                        }
+                    }
+                }
                 #expect(try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first?.contains("IN (") == true)
-                return try await store.read { try $0.query(rowsSQL) { $0.text(0) } }
+                return (try await store.read { try $0.query(oldRowsSQL) { $0.text(0) } },
+                        try await store.read { try $0.query(sourcesSQL) { $0.text(0) } })
             }
-            #expect(rows.count == 3)
+            #expect(rows.count == 5 && sources.count == 2)
             try await withStore(at: directory.databasePath, configuration: configuration(clock: time)) { store throws in
                 #expect(try await store.read { try $0.query(rowsSQL) { $0.text(0) } } == rows)
-                #expect(try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first?.contains("IN (") == false)
+                #expect(try await store.read { try $0.query(sourcesSQL) { $0.text(0) } } == sources)
+                let table = try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first ?? ""
+                #expect(!table.contains("IN (") && table.contains("source_id INTEGER"), "\(table)")
                 // The rule still holds, and so do the foreign key and the primary key.
                 await #expect(throws: SQLiteError.self) {
-                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT source, 'tag', 'k', 1 FROM sync_sources") }
+                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT id, 'tag', 'k', 1 FROM sync_sources") }
                 }
                 await #expect(throws: SQLiteError.self) {
-                    try await store.write { try $0.execute("INSERT INTO sync_records VALUES ('nowhere', 'framework', 'k', 1)") }
+                    try await store.write { try $0.execute("INSERT INTO sync_records VALUES (999, 'framework', 'k', 1)") }
+                }
+                await #expect(throws: SQLiteError.self) {
+                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT source_id, kind, key, 0 FROM sync_records LIMIT 1") }
                 }
                 // A tombstone deletes a record unchanged since it was received before the rebuild.
-                try write(#"{"version": 1, "deleted": {"frameworks": ["a"]}}"#)
+                try write(#"{"version": 1, "deleted": {"frameworks": ["a"]}}"#, to: feed)
                 let report = try await store.sync(from: .file(feed))
                 #expect(report.frameworks.deleted == 1)
                 #expect(try await store.frameworks.find("a") == nil)
+                // Forgetting a source forgets what was received from it, and only that.
+                try await store.write { try $0.execute("DELETE FROM sync_sources WHERE source LIKE '%other.json'") }
+                #expect(try await store.read { try $0.query("SELECT count(*) FROM sync_records") { $0.int(0) } } == [2])
             }
         }
     }

@@ -15,12 +15,12 @@ struct ReceivedHashBatch {
     static let rowsPerStatement = 128
 
     let db: Database
-    let source: String
+    /// The id of the source in `sync_sources`; set once the source is saved, before any row.
+    var sourceID: Int64 = 0
     private var pending: [(kind: RecordKind, key: String, hash: UInt64)] = []
 
-    init(db: Database, source: String) {
+    init(db: Database) {
         self.db = db
-        self.source = source
         pending.reserveCapacity(Self.rowsPerStatement)
     }
 
@@ -43,7 +43,7 @@ struct ReceivedHashBatch {
             statement.reset()
             pending.removeAll(keepingCapacity: true)
         }
-        try statement.bind(source, at: 1)
+        try statement.bind(sourceID, at: 1)
         for (offset, row) in pending.enumerated() {
             let first = Int32(2 + offset * 2)
             try statement.bind(row.key, at: first)
@@ -59,7 +59,7 @@ struct ReceivedHashBatch {
     /// A feed holds no key twice (the validator refuses duplicates), so no statement names a
     /// row twice.
     private static func sql(rows: Int, kind: RecordKind) -> String {
-        var sql = "INSERT INTO sync_records (source, kind, key, hash) VALUES "
+        var sql = "INSERT INTO sync_records (source_id, kind, key, hash) VALUES "
         for row in 0..<rows {
             let first = 2 + row * 2
             sql += row == 0 ? "" : ", "

@@ -37,12 +37,12 @@ struct Reconciler: FeedSink {
         self.imageBudget = imageBudget
         self.now = now
         self.report = SyncReport(status: status, source: source, policy: policy)
-        self.received = ReceivedHashBatch(db: db, source: source)
+        self.received = ReceivedHashBatch(db: db)
     }
 
     /// Records the source and its validators; call once, before the first record.
-    func begin(validators: SourceValidators?) throws {
-        try state.saveSource(source, validators: validators, syncedAt: now)
+    mutating func begin(validators: SourceValidators?) throws {
+        received.sourceID = try state.saveSource(source, validators: validators, syncedAt: now)
     }
 
     /// Writes what is still buffered; call once, after the last record.
@@ -80,7 +80,7 @@ struct Reconciler: FeedSink {
             // statement per record, and a wrong one costs only that statement.
             var local: LocalComparison?
             if previousExisted {
-                local = try table.compare(record, source: source)
+                local = try table.compare(record, sourceID: received.sourceID)
             }
             if local == nil {
                 if try table.insertIfAbsent(record) {
@@ -89,7 +89,7 @@ struct Reconciler: FeedSink {
                     report[kind].inserted += 1
                     return
                 }
-                local = try table.compare(record, source: source)
+                local = try table.compare(record, sourceID: received.sourceID)
             }
             previousExisted = true
             if local?.equal == true {
@@ -157,12 +157,12 @@ struct Reconciler: FeedSink {
     /// The hash last received for `key`, with the buffered writes flushed first.
     private mutating func receivedHash(_ kind: RecordKind, _ key: String) throws -> UInt64? {
         try received.flush()
-        return try state.receivedHash(source: source, kind: kind, key: key)
+        return try state.receivedHash(sourceID: received.sourceID, kind: kind, key: key)
     }
 
     private mutating func forget(_ kind: RecordKind, _ key: String) throws {
         try received.flush()
-        try state.forget(source: source, kind: kind, key: key)
+        try state.forget(sourceID: received.sourceID, kind: kind, key: key)
     }
 
     private mutating func conflict(_ kind: RecordKind, _ id: String) {

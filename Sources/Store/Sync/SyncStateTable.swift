@@ -11,38 +11,46 @@ struct SyncStateTable {
         }.first
     }
 
-    func saveSource(_ source: String, validators: SourceValidators?, syncedAt: Date) throws {
+    /// Records a sync of `source` (and its validators, when given); returns the source's id,
+    /// which `sync_records` rows refer to.
+    @discardableResult
+    func saveSource(_ source: String, validators: SourceValidators?, syncedAt: Date) throws -> Int64 {
+        let rows: [Int64]
         if let validators {
-            try db.execute(
+            rows = try db.query(
                 """
                 INSERT INTO sync_sources (source, etag, last_modified, last_synced_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT (source) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
                     last_synced_at = excluded.last_synced_at
+                RETURNING id
                 """,
                 [.text(source), validators.etag.map(SQLValue.text) ?? .null,
-                 validators.lastModified.map(SQLValue.text) ?? .null, .text(Timestamp.format(syncedAt))])
+                 validators.lastModified.map(SQLValue.text) ?? .null, .text(Timestamp.format(syncedAt))]) { $0.int64(0) }
         } else {
-            try db.execute(
+            rows = try db.query(
                 """
                 INSERT INTO sync_sources (source, last_synced_at) VALUES (?, ?)
                 ON CONFLICT (source) DO UPDATE SET last_synced_at = excluded.last_synced_at
-                """, [.text(source), .text(Timestamp.format(syncedAt))])
+                RETURNING id
+                """, [.text(source), .text(Timestamp.format(syncedAt))]) { $0.int64(0) }
         }
+        // An upsert with RETURNING gives exactly one row, inserted or updated.
+        return rows[0]
     }
 
-    /// The hash of `key` as last received from `source`, if it was.
-    func receivedHash(source: String, kind: RecordKind, key: String) throws -> UInt64? {
-        let statement = try db.cachedStatement(literal: "SELECT hash FROM sync_records WHERE source = ? AND kind = ? AND key = ?")
-        try statement.bind(source, at: 1)
+    /// The hash of `key` as last received from the source with id `sourceID`, if it was.
+    func receivedHash(sourceID: Int64, kind: RecordKind, key: String) throws -> UInt64? {
+        let statement = try db.cachedStatement(literal: "SELECT hash FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?")
+        try statement.bind(sourceID, at: 1)
         try statement.bind(kind.rawValue, at: 2)
         try statement.bind(key, at: 3)
         defer { statement.reset() }
         return try statement.step() ? UInt64(bitPattern: statement.int64(0)) : nil
     }
 
-    func forget(source: String, kind: RecordKind, key: String) throws {
-        try db.execute("DELETE FROM sync_records WHERE source = ? AND kind = ? AND key = ?",
-                       [.text(source), .text(kind.rawValue), .text(key)])
+    func forget(sourceID: Int64, kind: RecordKind, key: String) throws {
+        try db.execute("DELETE FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?",
+                       [.integer(sourceID), .text(kind.rawValue), .text(key)])
     }
 
     func appendHistory(_ entry: SyncHistoryEntry) throws {

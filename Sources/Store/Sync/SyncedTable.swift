@@ -16,7 +16,7 @@ protocol SyncedTable {
     func delete(_ key: String) throws -> Bool
     /// The stored record with this record's key compared with it, and the hash last received
     /// for that key from `source`; nil if there is no such record.
-    func compare(_ record: Record, source: String) throws -> LocalComparison?
+    func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison?
 }
 
 /// How a stored record compares with the feed's.
@@ -29,9 +29,9 @@ struct LocalComparison {
 
 extension SyncedTable {
     /// Compares through the record hash; tables override it with one query.
-    func compare(_ record: Record, source: String) throws -> LocalComparison? {
+    func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
         guard let local = try find(Self.key(of: record)) else { return nil }
-        let received = try SyncStateTable(db: database).receivedHash(source: source, kind: Self.kind, key: Self.key(of: record))
+        let received = try SyncStateTable(db: database).receivedHash(sourceID: sourceID, kind: Self.kind, key: Self.key(of: record))
         return LocalComparison(equal: Self.hash(of: local) == Self.hash(of: record), received: received)
     }
 }
@@ -44,11 +44,11 @@ extension FrameworkTable: SyncedTable {
 
     /// One query, compared inside SQLite without reading the row into Swift. Text compares
     /// byte for byte (the BINARY collation), as the record hash does.
-    func compare(_ framework: Framework, source: String) throws -> LocalComparison? {
+    func compare(_ framework: Framework, sourceID: Int64) throws -> LocalComparison? {
         let statement = try db.cachedStatement(literal: """
             SELECT f.name = ?2 AND f.image_name = ?3 AND f.url_string = ?4 AND f.description = ?5, r.hash
             FROM frameworks AS f
-            LEFT JOIN sync_records AS r ON r.source = ?6 AND r.kind = 'framework' AND r.key = f.id
+            LEFT JOIN sync_records AS r ON r.source_id = ?6 AND r.kind = 'framework' AND r.key = f.id
             WHERE f.id = ?1
             """)
         try statement.bind(framework.id, at: 1)
@@ -56,7 +56,7 @@ extension FrameworkTable: SyncedTable {
         try statement.bind(framework.imageName, at: 3)
         try statement.bind(framework.urlString, at: 4)
         try statement.bind(framework.description, at: 5)
-        try statement.bind(source, at: 6)
+        try statement.bind(sourceID, at: 6)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         return LocalComparison(equal: statement.int64(0) == 1,

@@ -42,7 +42,7 @@ struct DryRunBehaviourTests {
             let export = try await store.exportFeed()
             let history = try await store.syncHistory()
             let bytesBefore = try await store.read { db in
-                try db.query("SELECT source, kind, key, hash FROM sync_records ORDER BY 1, 2, 3") { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
+                try db.query("SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3") { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
             }
 
             let dry = try await store.sync(from: source, options: SyncOptions(policy: policy, dryRun: true))
@@ -51,7 +51,7 @@ struct DryRunBehaviourTests {
             #expect(try await store.exportFeed() == export)
             #expect(try await store.syncHistory() == history)
             #expect(try await store.read { db in
-                try db.query("SELECT source, kind, key, hash FROM sync_records ORDER BY 1, 2, 3") { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
+                try db.query("SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3") { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
             } == bytesBefore)
             #expect(try await store.images.contains("img/local.png") == false)
 

@@ -266,7 +266,7 @@ struct FeedValidationBehaviourTests {
             _ = try await store.sync(from: try folder.write("base.json", Self.base))
             let before = try await store.exportFeed()
             let state = { @Sendable (db: Database) throws -> [String] in
-                try db.query("SELECT source || ' ' || kind || ' ' || key || ' ' || hash FROM sync_records ORDER BY 1") { $0.text(0) }
+                try db.query("SELECT s.source || ' ' || r.kind || ' ' || r.key || ' ' || r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1") { $0.text(0) }
                     + db.query("SELECT 'log ' || count(*) FROM change_log") { $0.text(0) }
             }
             let stateBefore = try await store.read(state)
