@@ -64,7 +64,7 @@ extension Store {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
                 let now = configuration.clock.now()
-                try await write { try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
+                try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
             }
             return report
         }
@@ -110,7 +110,7 @@ extension Store {
             // Forget the validators, so the next sync fetches the feed again (no 304) and retries
             // the images that failed.
             let now = configuration.clock.now()
-            try await write { try SyncStateTable(db: $0).saveSource(key, validators: SourceValidators(), syncedAt: now) }
+            try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: SourceValidators(), syncedAt: now) }
         }
         return report
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The one writer of a store: owns its only read-write connection and serializes every write.
+/// The one writer of a store: an actor that owns the store's only read-write connection and
+/// serializes every write.
 ///
 /// Guarantees:
 /// - every write runs in a transaction (`BEGIN IMMEDIATE`, so another process's writer is waited
@@ -12,33 +13,24 @@ import Foundation
 ///   write rolls back only itself (a batch size of 1 turns group commit off);
 /// - an error that makes SQLite abort the whole transaction (a full disk, an I/O error) fails
 ///   every write of the batch;
-/// - blocking SQLite calls run on this writer's own serial dispatch queue, never on the
-///   cooperative pool.
+/// - blocking SQLite calls run on this actor's own serial dispatch queue (its executor), never
+///   on the cooperative pool.
 ///
-/// How a write travels: its caller appends it to `pending` under a lock and suspends, without
-/// hopping onto the writer's queue; if the writer is idle, one drain is dispatched to the queue.
-/// A drain takes the queued writes (up to `maximumBatchSize`), runs them in one transaction,
-/// commits, and only then resumes their callers; it then dispatches the next drain, behind any
-/// `exclusive` or `close` queued meanwhile. Writes requested while a batch runs queue up for the
-/// next, so batches grow with the load. A write costs its caller one lock and one suspension (no
-/// task, no actor hop), and wakes the writer's thread only if the writer is idle.
-final class DatabaseWriter: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `database` and `hasChangeLog` are read and written only by
-    // blocks running on `queue`, a serial queue (drains, `exclusive`, `close`), so by one thread
-    // at a time, each block seeing the writes of the blocks before it; `pending`, `draining` and
-    // `closed` only while `lock` is held. Everything else is immutable and Sendable.
-    private let queue = DispatchQueue(label: "store.writer", qos: .userInitiated)
+/// How a write travels: its caller posts it to the `mailbox` (a lock and an append) and
+/// suspends, without hopping onto the actor; only a writer that was idle is woken, by one task
+/// that enters the actor and drains. A drain takes the queued writes (up to
+/// `maximumBatchSize`), runs them in one transaction, commits, and only then resumes their
+/// callers, until none is queued. Writes requested while a batch runs queue up for the next,
+/// so batches grow with the load.
+actor DatabaseWriter {
+    private let executor = SerialQueueExecutor(label: "store.writer")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     private var database: Database?
     /// Whether the change_log table exists (it does once migration 0006 ran); cached once true.
     private var hasChangeLog = false
-
-    private let lock = NSLock()
-    /// Writes requested and not yet taken by a drain, oldest first.
-    private var pending: [any PendingWrite] = []
-    /// Whether a drain is dispatched or running; while it is, new writes just queue up.
-    private var draining = false
-    /// Set by `close`: writes requested from then on are refused at once.
-    private var closed = false
+    /// Writes requested and not yet taken by a drain.
+    private let mailbox = WriteMailbox()
 
     /// The most writes committed in one transaction; 1 gives every write its own transaction.
     private let maximumBatchSize: Int
@@ -67,78 +59,74 @@ final class DatabaseWriter: @unchecked Sendable {
     }
 
     /// Runs `body` on the writer connection outside any write batch (migrations, pragmas).
-    func exclusive<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result {
-                    guard let database = self.database else { throw StoreError.closed }
-                    return try body(database)
-                })
-            }
-        }
+    func exclusive<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        guard let database else { throw StoreError.closed }
+        return try body(database)
     }
 
     /// Runs `body` in a write transaction and returns its result once committed.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        // Unsafe rather than checked: one allocation less per write, and the writer resumes
-        // every queued write exactly once (see `runNextBatch`).
+    nonisolated func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        // Unsafe rather than checked: one allocation less per write, and the writer answers
+        // every posted write exactly once (see `runNextBatch`).
         try await withUnsafeThrowingContinuation { continuation in
             let write = QueuedWrite(body: body, continuation: continuation)
-            let mustDrain = lock.withLock { () -> Bool? in
-                if closed { return nil }
-                pending.append(write)
-                if draining { return false }
-                draining = true
-                return true
-            }
-            switch mustDrain {
-            case nil: write.finish(StoreError.closed)
-            case true?: queue.async { self.drain() }
-            case false?: break
+            switch mailbox.post(write) {
+            case .refused: write.finish(StoreError.closed)
+            case .wakeWriter: wake()
+            case .queued: break
             }
         }
     }
 
     /// Writes queued and not yet taken into a transaction (for tests).
-    var queuedWrites: Int { lock.withLock { pending.count } }
+    nonisolated var queuedWrites: Int { mailbox.count }
 
     /// Closes the connection once the writes requested before have run; later writes throw
-    /// `StoreError.closed`.
-    func close() async {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                self.lock.withLock { self.closed = true }
-                while self.runNextBatch() {}
-                self.database = nil
-                continuation.resume()
-            }
+    /// `StoreError.closed`. Writes are refused from the call on, before it waits for the actor,
+    /// so a drain under way ends once it has run those already queued.
+    nonisolated func close() async {
+        mailbox.close()
+        await closeConnection()
+    }
+
+    private func closeConnection() {
+        while runNextBatch() {}
+        database = nil
+    }
+
+    /// Starts a drain on the actor. The task starts on this thread and its first step is the hop
+    /// onto the actor's queue (where available): one wake-up, not one for the task and another
+    /// for the hop.
+    private nonisolated func wake() {
+        if #available(macOS 26, iOS 26, *) {
+            Task.immediate { await self.drain() }
+        } else {
+            Task { await self.drain() }
         }
     }
 
     // MARK: Group commit
 
-    /// Runs one batch of queued writes, then dispatches the next drain, behind any `exclusive`
-    /// or `close` queued meanwhile. On `queue` only.
+    /// Runs batches until none is queued. (It does not yield the actor between batches: a
+    /// yield costs a round trip through the scheduler per batch. An `exclusive` requested
+    /// during a burst of writes therefore runs when the burst ends.)
     private func drain() {
-        if runNextBatch() { queue.async { self.drain() } }
+        while runNextBatch() {}
     }
 
     /// Takes the oldest queued writes (up to `maximumBatchSize`), runs them in one transaction
     /// and answers each of their callers exactly once, after the transaction's fate is known;
-    /// false if nothing was queued, the writer then being marked idle so that the next write
-    /// dispatches a drain again. On `queue` only.
+    /// false if nothing was queued (the mailbox then marks the writer idle, so that the next
+    /// write wakes it again).
     private func runNextBatch() -> Bool {
-        let batch = lock.withLock { () -> [any PendingWrite] in
-            if pending.count <= maximumBatchSize {
-                defer { pending.removeAll(keepingCapacity: true) }
-                if pending.isEmpty { draining = false }
-                return pending
-            }
-            defer { pending.removeFirst(maximumBatchSize) }
-            return Array(pending.prefix(maximumBatchSize))
-        }
+        let batch = mailbox.take(maximumBatchSize)
         if batch.isEmpty { return false }
-        let outcomes = database.map { run(batch, on: $0) } ?? Array(repeating: StoreError.closed, count: batch.count)
+        let outcomes: [(any Error)?]
+        if let database {
+            outcomes = run(batch, on: database)
+        } else {
+            outcomes = Array(repeating: StoreError.closed, count: batch.count)
+        }
         for (write, outcome) in zip(batch, outcomes) { write.finish(outcome) }
         return true
     }
@@ -223,7 +211,7 @@ final class DatabaseWriter: @unchecked Sendable {
 }
 
 /// A queued write, as the writer sees it.
-private protocol PendingWrite: AnyObject {
+protocol PendingWrite: AnyObject {
     /// Performs the write inside the open transaction; its error, if it threw.
     func run(_ database: Database) -> (any Error)?
     /// Answers the caller: with the write's result if `error` is nil, else with `error`. Called
@@ -233,9 +221,9 @@ private protocol PendingWrite: AnyObject {
 
 /// A write with its result type: body, result and the caller's continuation in one allocation.
 ///
-/// Created by its caller and handed, under the writer's lock, to the writer, which alone uses it
-/// from then on, on its queue: `run` at most once, then `finish` exactly once. (A write requested
-/// once the writer is closed is never handed over: its caller finishes it at once.)
+/// Created by its caller and handed, through the mailbox's lock, to the writer, which alone uses
+/// it from then on, on the actor: `run` at most once, then `finish` exactly once. (A write
+/// requested once the writer is closed is never handed over: its caller finishes it at once.)
 private final class QueuedWrite<T: Sendable>: PendingWrite {
     private let body: @Sendable (Database) throws -> T
     private let continuation: UnsafeContinuation<T, any Error>
@@ -262,5 +250,51 @@ private final class QueuedWrite<T: Sendable>: PendingWrite {
             // `finish(nil)` follows only a `run` that returned a result.
             continuation.resume(returning: result!)
         }
+    }
+}
+
+/// Writes posted and not yet taken by the writer, shared by callers (which post) and the
+/// writer (which takes); also whether the writer is draining, and whether it is closed.
+final class WriteMailbox: @unchecked Sendable {
+    // Why @unchecked Sendable is safe: every stored property is read and written only while
+    // `lock` is held, in the methods below, and none of them hands out a reference to storage.
+    private let lock = NSLock()
+    private var pending: [any PendingWrite] = []
+    /// Whether a drain is under way (or about to start); while it is, new writes just queue up.
+    private var draining = false
+    private var closed = false
+
+    enum Posted { case queued, wakeWriter, refused }
+
+    /// Queues `write`; `.wakeWriter` if the writer was idle and must be woken by the caller,
+    /// `.refused` once closed (the write is then not queued).
+    func post(_ write: any PendingWrite) -> Posted {
+        lock.withLock {
+            if closed { return .refused }
+            pending.append(write)
+            if draining { return .queued }
+            draining = true
+            return .wakeWriter
+        }
+    }
+
+    /// Takes up to `limit` of the oldest writes; none means the writer goes idle.
+    func take(_ limit: Int) -> [any PendingWrite] {
+        lock.withLock {
+            if pending.count <= limit {
+                defer { pending.removeAll(keepingCapacity: true) }
+                if pending.isEmpty { draining = false }
+                return pending
+            }
+            defer { pending.removeFirst(limit) }
+            return Array(pending.prefix(limit))
+        }
+    }
+
+    var count: Int { lock.withLock { pending.count } }
+
+    /// Refuses every later write; those already queued stay to be taken.
+    func close() {
+        lock.withLock { closed = true }
     }
 }

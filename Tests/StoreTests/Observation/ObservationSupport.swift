@@ -231,8 +231,8 @@ enum ObservationStorectl {
         process.environment = environment
         process.currentDirectoryURL = directory.url
         let io = directory.path("storectl-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: io + ".out", contents: nil)
-        FileManager.default.createFile(atPath: io + ".err", contents: nil)
+        _ = FileManager.default.createFile(atPath: io + ".out", contents: nil)
+        _ = FileManager.default.createFile(atPath: io + ".err", contents: nil)
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: io + ".out"))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: io + ".err"))
         defer { try? out.close(); try? err.close() }
