@@ -58,18 +58,29 @@ final class Statement {
     /// long as `body` runs (which steps the statement); then unbinds it. For very large values: a
     /// million-record sync logs a change-log text of tens of megabytes, which a copy would double.
     func withText<T>(_ utf8: [UInt8], at index: Int32, _ body: () throws -> T) throws -> T {
-        try utf8.withUnsafeBufferPointer { buffer in
-            // SQLITE_STATIC (a nil destructor): "the pointer to the content will remain valid and
-            // will not change ... until either the prepared statement is finalized or the same SQL
-            // parameter is bound to something else" (https://sqlite.org/c3ref/bind_blob.html).
-            let rc = buffer.withMemoryRebound(to: CChar.self) { chars -> Int32 in
-                guard let base = chars.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, transient) }
-                return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), nil, UInt8(SQLITE_UTF8))
-            }
-            try check(rc)
-            defer { sqlite3_bind_null(handle, index) }
-            return try body()
+        try utf8.withUnsafeBufferPointer { try withText($0, at: index, body) }
+    }
+
+    /// Binds `text` in place, as above, for as long as `body` runs. For the hot single-record
+    /// statements (a framework's insert, sync's insert-if-absent and compare), where SQLite's
+    /// copy was a malloc, a memcpy and a free per field.
+    func withText<T>(_ text: String, at index: Int32, _ body: () throws -> T) throws -> T {
+        var text = text
+        return try text.withUTF8 { try withText($0, at: index, body) }
+    }
+
+    private func withText<T>(_ buffer: UnsafeBufferPointer<UInt8>, at index: Int32, _ body: () throws -> T) throws -> T {
+        // SQLITE_STATIC (a nil destructor): "the pointer to the content will remain valid and
+        // will not change ... until either the prepared statement is finalized or the same SQL
+        // parameter is bound to something else" (https://sqlite.org/c3ref/bind_blob.html).
+        let rc = buffer.withMemoryRebound(to: CChar.self) { chars -> Int32 in
+            guard let base = chars.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, transient) }
+            return sqlite3_bind_text64(handle, index, base, UInt64(chars.count), nil, UInt8(SQLITE_UTF8))
         }
+        try check(rc)
+        // Unbound before the buffer goes: the statement, cached, must never keep the pointer.
+        defer { sqlite3_bind_null(handle, index) }
+        return try body()
     }
 
     func bind(_ value: String?, at index: Int32) throws {

@@ -51,16 +51,13 @@ extension FrameworkTable: SyncedTable {
             LEFT JOIN sync_records AS r ON r.source_id = ?6 AND r.kind = 'framework' AND r.key = f.id
             WHERE f.id = ?1
             """)
-        try statement.bind(framework.id, at: 1)
-        try statement.bind(framework.name, at: 2)
-        try statement.bind(framework.imageName, at: 3)
-        try statement.bind(framework.urlString, at: 4)
-        try statement.bind(framework.description, at: 5)
         try statement.bind(sourceID, at: 6)
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return LocalComparison(equal: statement.int64(0) == 1,
-                               received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
+        return try Self.withFields(of: framework, boundTo: statement) {
+            defer { statement.reset() }
+            guard try statement.step() else { return nil }
+            return LocalComparison(equal: statement.int64(0) == 1,
+                                   received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
+        }
     }
 }
 

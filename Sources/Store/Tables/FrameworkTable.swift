@@ -33,10 +33,11 @@ public struct FrameworkTable {
         try framework.validate()
         let statement = try db.cachedStatement(
             literal: "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)")
-        try bind(framework, to: statement)
         do {
-            defer { statement.reset() }
-            _ = try statement.step()
+            try Self.withFields(of: framework, boundTo: statement) {
+                defer { statement.reset() }
+                _ = try statement.step()
+            }
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: .framework, key: framework.id)
         }
@@ -52,8 +53,7 @@ public struct FrameworkTable {
             INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (id) DO NOTHING
             """)
-        try bind(framework, to: statement)
-        do {
+        try Self.withFields(of: framework, boundTo: statement) {
             defer { statement.reset() }
             _ = try statement.step()
         }
@@ -82,12 +82,18 @@ public struct FrameworkTable {
         return true
     }
 
-    private func bind(_ framework: Framework, to statement: Statement) throws {
-        try statement.bind(framework.id, at: 1)
-        try statement.bind(framework.name, at: 2)
-        try statement.bind(framework.imageName, at: 3)
-        try statement.bind(framework.urlString, at: 4)
-        try statement.bind(framework.description, at: 5)
+    /// Binds id, name, imageName, urlString and description to parameters 1 to 5, read in
+    /// place, while `body` runs (which steps the statement).
+    static func withFields<T>(of framework: Framework, boundTo statement: Statement, _ body: () throws -> T) throws -> T {
+        try statement.withText(framework.id, at: 1) {
+            try statement.withText(framework.name, at: 2) {
+                try statement.withText(framework.imageName, at: 3) {
+                    try statement.withText(framework.urlString, at: 4) {
+                        try statement.withText(framework.description, at: 5, body)
+                    }
+                }
+            }
+        }
     }
 }
 
