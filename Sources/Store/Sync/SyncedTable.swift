@@ -15,7 +15,7 @@ protocol SyncedTable {
     func update(_ record: Record) throws
     func delete(_ key: String) throws -> Bool
     /// The stored record with this record's key compared with it, and the hash last received
-    /// for that key from `source`; nil if there is no such record.
+    /// for that key from the source with id `sourceID`; nil if there is no such record.
     func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison?
 }
 
