@@ -3,6 +3,9 @@
 // top-level README, "Performance".
 //
 // Usage: StoreBenchmarks [--n N] [--runs R] [--storectl PATH] [--memory N] [--only NAME]
+//                        [--profile-writes grouped|unbatched|empty]
+// --profile-writes runs one contender of the concurrent-writes workload alone, --runs times, and
+// prints its time: a process to hand to a profiler (Benchmarks/Profiles/ shows how).
 import Foundation
 import Store
 
@@ -12,6 +15,7 @@ struct Options {
     var storectl: String?
     var memoryRecords: Int?
     var only: String?
+    var profileWrites: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -26,9 +30,11 @@ struct Options {
             case "--storectl": storectl = try value()
             case "--memory": memoryRecords = Int(try value())
             case "--only": only = try value()
+            case "--profile-writes": profileWrites = try value()
             default: throw BenchmarkError("unknown argument \(argument)")
             }
         }
+        if profileWrites != nil { only = "concurrent" }
     }
 }
 
@@ -186,6 +192,23 @@ if wanted("concurrent") {
         }
         await store.close()
         return transactions
+    }
+    if let mode = options.profileWrites {
+        let (cap, empty) = switch mode {
+        case "grouped": (Store.Configuration().maximumWritesPerTransaction, false)
+        case "unbatched": (1, false)
+        case "empty": (Store.Configuration().maximumWritesPerTransaction, true)
+        default: throw BenchmarkError("--profile-writes takes grouped, unbatched or empty")
+        }
+        for _ in 0..<options.runs {
+            scratch.remove(file)
+            let start = ContinuousClock.now
+            let transactions = try await storeRun(maximumWritesPerTransaction: cap, empty: empty)
+            let seconds = (ContinuousClock.now - start) / .seconds(1)
+            let batching = empty ? "" : String(format: ", %.1f writes/transaction", Double(total) / Double(max(1, transactions)))
+            print(String(format: "%@: %.1f µs/write", mode, seconds * 1e6 / Double(total)) + batching)
+        }
+        exit(0)
     }
     var transactions: [Int] = []
     // Interleaved run by run, so a load that comes and goes on a shared machine weighs on all four.
