@@ -41,7 +41,12 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: String? = ni
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    // Standard error goes to a file (a second pipe could fill while stdout is read), and is
+    // shown if the process fails.
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("benchmark-stderr-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errors) }
+    process.standardError = try FileHandle(forWritingTo: errors)
     let input = Pipe()
     if stdin != nil { process.standardInput = input }
     try process.run()
@@ -52,7 +57,8 @@ func runProcess(_ executable: String, _ arguments: [String], stdin: String? = ni
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        let message = String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self).suffix(2000)
+        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(message)")
     }
     return String(decoding: data, as: UTF8.self)
 }

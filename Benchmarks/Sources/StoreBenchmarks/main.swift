@@ -135,7 +135,7 @@ if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3
         let seed = scratch.path("seed.sqlite"), seedCLI = scratch.path("seed-cli.sqlite")
         for file in ["seed.sqlite", "seed-cli.sqlite"] { scratch.remove(file) }
         if let prefill {
-            try runProcess(storectl, ["sync", prefill, "--db", seed, "--quiet"])
+            try runProcess(storectl, ["sync", prefill, "--db", seed, "--quiet", "--max-bytes", "4GiB"])
             try runProcess(sqlite3, [seedCLI], stdin: cliImportScript(feed: prefill))
         }
         func copy(_ from: String, _ to: String) throws {
@@ -149,7 +149,8 @@ if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3
             if contender == 0 {
                 try runProcess(sqlite3, [target], stdin: script)
             } else {
-                try runProcess(storectl, ["sync", feed, "--db", target, "--quiet"])
+                // A page is capped at 256 MiB by default; a million records make a bigger one.
+                try runProcess(storectl, ["sync", feed, "--db", target, "--quiet", "--max-bytes", "4GiB"])
             }
         }
         let (cli, ours) = (timings[0], timings[1])
