@@ -30,7 +30,9 @@ final class Scratch {
     func remove(_ name: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path(name) + suffix) }
     }
-    deinit { try? FileManager.default.removeItem(at: url) }
+    /// Deletes the folder and everything in it (feeds of hundreds of megabytes at large N).
+    /// Called explicitly: `main.swift`'s globals are never deinitialized.
+    func removeAll() { try? FileManager.default.removeItem(at: url) }
 }
 
 /// Runs a program to completion; throws if it fails.

@@ -209,6 +209,7 @@ if wanted("concurrent") {
             let batching = empty ? "" : String(format: ", %.1f writes/transaction", Double(total) / Double(max(1, transactions)))
             print(String(format: "%@: %.1f µs/write", mode, seconds * 1e6 / Double(total)) + batching)
         }
+        scratch.removeAll()
         exit(0)
     }
     var transactions: [Int] = []
@@ -294,6 +295,7 @@ actor Counter {
 let date = Date().formatted(.iso8601)
 print("Store benchmarks, \(date), N = \(n), median of \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(sqliteVersion())")
 print("")
+scratch.removeAll()
 print("| workload | ours | baseline(s) | ratio | target | met |")
 print("|---|---|---|---|---|---|")
 for result in results {
