@@ -81,16 +81,17 @@ public struct JSONWriter: Sendable {
             case 0x08: out.append(contentsOf: #"\b"#.utf8)
             case 0x0C: out.append(contentsOf: #"\f"#.utf8)
             case ..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
             // Bytes of multi-byte characters are all >= 0x80: copied as they are (UTF-8 out).
             default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func needsEscaping(_ text: String) -> Bool {
         text.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }

@@ -26,15 +26,21 @@ extension Change {
         return .object(members)
     }
 
-    init?(json: JSONValue) {
+    /// The changes one element of a change-log text stands for, in order: several for
+    /// `{kind, operation, keys}`, one for `{kind, key, operation, dates}` (see
+    /// `ChangeLogTable.encode`); none for an element it does not understand.
+    static func changes(inLogElement json: JSONValue) -> [Change] {
         guard case .string(let kindText)? = json["kind"], let kind = RecordKind(rawValue: kindText),
-              case .string(let key)? = json["key"],
               case .string(let operationText)? = json["operation"], let operation = Operation(rawValue: operationText)
-        else { return nil }
+        else { return [] }
+        if case .array(let keys)? = json["keys"] {
+            return keys.compactMap { if case .string(let key) = $0 { Change(kind: kind, key: key, operation: operation) } else { nil } }
+        }
+        guard case .string(let key)? = json["key"] else { return [] }
         var dates: [CalendarDate] = []
         if case .array(let values)? = json["dates"] {
             dates = values.compactMap { if case .string(let text) = $0 { CalendarDate(text) } else { nil } }
         }
-        self.init(kind: kind, key: key, operation: operation, dates: dates)
+        return [Change(kind: kind, key: key, operation: operation, dates: dates)]
     }
 }

@@ -72,24 +72,11 @@ struct ChangeLogTable {
         return out
     }
 
-    /// The changes of one `changes` text, in order: both element forms of `encode`; elements it
-    /// does not understand (from a later version) are skipped.
-    static func changes(in text: String) -> [Change] {
-        guard case .array(let elements)? = try? JSONParser.parse(Data(text.utf8)) else { return [] }
-        var changes: [Change] = []
-        changes.reserveCapacity(elements.count)
-        for element in elements {
-            if case .array(let keys)? = element["keys"] {
-                guard case .string(let kindText)? = element["kind"], let kind = RecordKind(rawValue: kindText),
-                      case .string(let operationText)? = element["operation"],
-                      let operation = Change.Operation(rawValue: operationText)
-                else { continue }
-                for case .string(let key) in keys { changes.append(Change(kind: kind, key: key, operation: operation)) }
-            } else if let change = Change(json: element) {
-                changes.append(change)
-            }
-        }
-        return changes
+    /// The changes of one `changes` text (its UTF-8 bytes), in order: both element forms of
+    /// `encode`; elements it does not understand (from a later version) are skipped.
+    static func changes(in utf8: Data) -> [Change] {
+        guard case .array(let elements)? = try? JSONParser.parse(utf8) else { return [] }
+        return elements.flatMap(Change.changes(inLogElement:))
     }
 
     func latestTransaction() throws -> Int64 {
@@ -99,7 +86,7 @@ struct ChangeLogTable {
     /// Logged transactions after `transaction`, in order.
     func batches(after transaction: Int64) throws -> [ChangeBatch] {
         try db.query("SELECT tx, changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in
-            ChangeBatch(transaction: row.int64(0), changes: Self.changes(in: row.text(1)))
+            ChangeBatch(transaction: row.int64(0), changes: Self.changes(in: row.data(1)))
         }
     }
 }
