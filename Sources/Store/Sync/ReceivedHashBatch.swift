@@ -15,12 +15,13 @@ struct ReceivedHashBatch {
     static let rowsPerStatement = 128
 
     let db: Database
-    /// The id of the source in `sync_sources`; set once the source is saved, before any row.
-    var sourceID: Int64 = 0
+    /// The id of the source in `sync_sources` the rows are received from.
+    let sourceID: Int64
     private var pending: [(kind: RecordKind, key: String, hash: UInt64)] = []
 
-    init(db: Database) {
+    init(db: Database, sourceID: Int64) {
         self.db = db
+        self.sourceID = sourceID
         pending.reserveCapacity(Self.rowsPerStatement)
     }
 

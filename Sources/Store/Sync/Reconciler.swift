@@ -18,6 +18,8 @@ import Foundation
 struct Reconciler: FeedSink {
     let db: Database
     let source: String
+    /// The source's id in `sync_sources`, which `sync_records` rows refer to.
+    let sourceID: Int64
     let policy: SyncPolicy
     let imageBudget: Int
     let now: Date
@@ -30,19 +32,18 @@ struct Reconciler: FeedSink {
     /// Received hashes to write, batched; flushed before any read of them and by `finish()`.
     private var received: ReceivedHashBatch
 
-    init(db: Database, source: String, policy: SyncPolicy, imageBudget: Int, now: Date, status: SyncReport.Status) {
+    /// Records the source and its validators (inside the sync's write transaction, so a failed
+    /// sync leaves no trace of them), ready for the first record.
+    init(db: Database, source: String, validators: SourceValidators?, policy: SyncPolicy, imageBudget: Int, now: Date,
+         status: SyncReport.Status) throws {
         self.db = db
         self.source = source
         self.policy = policy
         self.imageBudget = imageBudget
         self.now = now
         self.report = SyncReport(status: status, source: source, policy: policy)
-        self.received = ReceivedHashBatch(db: db)
-    }
-
-    /// Records the source and its validators; call once, before the first record.
-    mutating func begin(validators: SourceValidators?) throws {
-        received.sourceID = try state.saveSource(source, validators: validators, syncedAt: now)
+        sourceID = try SyncStateTable(db: db).saveSource(source, validators: validators, syncedAt: now)
+        received = ReceivedHashBatch(db: db, sourceID: sourceID)
     }
 
     /// Writes what is still buffered; call once, after the last record.
@@ -80,7 +81,7 @@ struct Reconciler: FeedSink {
             // statement per record, and a wrong one costs only that statement.
             var local: LocalComparison?
             if previousExisted {
-                local = try table.compare(record, sourceID: received.sourceID)
+                local = try table.compare(record, sourceID: sourceID)
             }
             if local == nil {
                 if try table.insertIfAbsent(record) {
@@ -89,7 +90,7 @@ struct Reconciler: FeedSink {
                     report[kind].inserted += 1
                     return
                 }
-                local = try table.compare(record, sourceID: received.sourceID)
+                local = try table.compare(record, sourceID: sourceID)
             }
             previousExisted = true
             if local?.equal == true {
@@ -157,12 +158,12 @@ struct Reconciler: FeedSink {
     /// The hash last received for `key`, with the buffered writes flushed first.
     private mutating func receivedHash(_ kind: RecordKind, _ key: String) throws -> UInt64? {
         try received.flush()
-        return try state.receivedHash(sourceID: received.sourceID, kind: kind, key: key)
+        return try state.receivedHash(sourceID: sourceID, kind: kind, key: key)
     }
 
     private mutating func forget(_ kind: RecordKind, _ key: String) throws {
         try received.flush()
-        try state.forget(sourceID: received.sourceID, kind: kind, key: key)
+        try state.forget(sourceID: sourceID, kind: kind, key: key)
     }
 
     private mutating func conflict(_ kind: RecordKind, _ id: String) {

@@ -79,8 +79,8 @@ extension Store {
         var (report, downloads, records): (SyncReport, [FeedImage], Int)
         do {
             (report, downloads, records) = try await write { db in
-                var reconciler = Reconciler(db: db, source: key, policy: policy, imageBudget: budget, now: now, status: status)
-                try reconciler.begin(validators: newValidators)
+                var reconciler = try Reconciler(db: db, source: key, validators: newValidators, policy: policy,
+                                                imageBudget: budget, now: now, status: status)
                 var validator = FeedValidator()
                 for page in fetched.pages {
                     try validator.add(page.body, source: page.name, pageURL: page.url, into: &reconciler)
