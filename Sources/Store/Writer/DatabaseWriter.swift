@@ -90,7 +90,7 @@ actor DatabaseWriter {
     }
 
     private func closeConnection() {
-        while runNextBatch() {}
+        drain()
         database = nil
     }
 
@@ -211,7 +211,7 @@ actor DatabaseWriter {
 }
 
 /// A queued write, as the writer sees it.
-protocol PendingWrite: AnyObject {
+private protocol PendingWrite: AnyObject {
     /// Performs the write inside the open transaction; its error, if it threw.
     func run(_ database: Database) -> (any Error)?
     /// Answers the caller: with the write's result if `error` is nil, else with `error`. Called
@@ -255,9 +255,11 @@ private final class QueuedWrite<T: Sendable>: PendingWrite {
 
 /// Writes posted and not yet taken by the writer, shared by callers (which post) and the
 /// writer (which takes); also whether the writer is draining, and whether it is closed.
-final class WriteMailbox: @unchecked Sendable {
+private final class WriteMailbox: @unchecked Sendable {
     // Why @unchecked Sendable is safe: every stored property is read and written only while
-    // `lock` is held, in the methods below, and none of them hands out a reference to storage.
+    // `lock` is held, in the methods below. The writes it holds are not Sendable, but each
+    // changes hands once: `post` takes it from its caller, `take` removes it as it gives it to
+    // the writer, so no write is ever reachable from two threads at a time.
     private let lock = NSLock()
     private var pending: [any PendingWrite] = []
     /// Whether a drain is under way (or about to start); while it is, new writes just queue up.
