@@ -7,9 +7,15 @@ let package = Package(
     products: [
         .library(name: "Store", targets: ["Store"]),
         .executable(name: "storectl", targets: ["storectl"]),
+        // For this repository's tests, benchmarks and harnesses only (the one process runner,
+        // temporary folders, lock boxes); neither Store nor storectl depends on it.
+        .library(name: "StoreTestSupport", targets: ["StoreTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Test support only: spawns processes without Foundation's Process, whose run() can
+        // crash on Linux up to Swift 6.3.1 (swift-corelibs-foundation #5472).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // libsqlite3 through its C API; nothing public in Store mentions a C type.
@@ -39,11 +45,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            path: "Tests/Support"
+        ),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "StoreTestSupport"]),
         // Sync against a real HTTP server on 127.0.0.1 (Tests/SyncTests/Server/feed_server.py).
-        .testTarget(name: "SyncTests", dependencies: ["Store"], exclude: ["Server"]),
-        // End-to-end: runs the built storectl binary; the dependency makes SwiftPM build it.
-        .testTarget(name: "StorectlTests", dependencies: ["storectl", "Store"]),
+        .testTarget(name: "SyncTests", dependencies: ["Store", "StoreTestSupport"], exclude: ["Server"]),
+        // End-to-end: runs the built storectl binary; the dependency makes SwiftPM build it
+        // next to the test bundle, where the tests look for it.
+        .testTarget(name: "StorectlTests", dependencies: ["storectl", "Store", "StoreTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

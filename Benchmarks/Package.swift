@@ -20,6 +20,8 @@ let package = Package(
             name: "StoreBenchmarks",
             dependencies: [
                 .product(name: "Store", package: storeIdentity),
+                // The one process runner the tests use too.
+                .product(name: "StoreTestSupport", package: storeIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // GRDB's system library target over libsqlite3: the raw C API baseline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -57,7 +57,7 @@ struct DatabaseFileTests {
 
     @Test func reportsAFileThatCannotBeCreated() async throws {
         try await withTemporaryDirectory { directory throws in
-            let path = directory.path("missing-folder/store.sqlite")
+            let path = directory.file("missing-folder/store.sqlite")
             let error = await #expect(throws: StoreError.self) { _ = try await Store.open(at: path) }
             guard case .cannotOpen(let reportedPath, _) = error else {
                 Issue.record("expected cannotOpen, got \(String(describing: error))")

@@ -352,39 +352,13 @@ private func isDirectory(_ path: String) -> Bool {
     return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
 }
 
-/// Runs a tool, its output discarded; its exit status. Waits without blocking a thread of the
-/// cooperative pool.
+/// Runs a tool, its output discarded; its exit status (-1 if it could not start).
 private func runTool(_ path: String, _ arguments: [String]) async -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    return await withCheckedContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(returning: -1)
-        }
-    }
+    (try? await ProcessRunner.run(path, arguments).status) ?? -1
 }
 
-/// `runTool`, blocking: only for the one-time probe of what works here.
+/// `runTool`, blocking: only for the one-time probe of what works here, which test traits
+/// evaluate synchronously.
 private func runBlocking(_ path: String, _ arguments: [String]) -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    do {
-        try process.run()
-    } catch {
-        return -1
-    }
-    process.waitUntilExit()
-    return process.terminationStatus
+    ProcessRunner.runBlocking(path, arguments)
 }

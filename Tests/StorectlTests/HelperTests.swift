@@ -8,11 +8,14 @@ struct HelperTests {
     @Test("a run past its time limit is killed and reported as timed out")
     func timeout() async throws {
         let storectl = try Storectl()
-        let started = Date()
-        let result = try await storectl.run(["-c", "sleep 30", try Storectl.executableURL().path], shell: true, timeout: 0.5)
+        let started = ContinuousClock.now
+        // The shell's child (sleep) holds stdout: the run ends only if the whole process group
+        // is killed. Unkilled it would take 300 s; the bound leaves a loaded machine minutes.
+        let result = try await storectl.run(["-c", "sleep 300; echo late", try Storectl.executableURL().path], shell: true, timeout: 0.5)
         #expect(result.timedOut)
         #expect(result.status == 128 + SIGKILL)
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(result.stdout.isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(200))
     }
 
     @Test("runs are confined to the temporary directory")

@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 
 /// The median timing of each of `contenders` bodies, run in turns (run 1 of each, then run 2
 /// of each...), each after a fresh `setup` for that contender (not timed): a load that comes
@@ -35,34 +36,15 @@ final class Scratch {
     func removeAll() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// Runs a program to completion; throws if it fails.
+/// Runs a program to completion through the project's one process runner; its stdout. Throws
+/// (with the end of its stderr) if it fails.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    // Standard error goes to a file (a second pipe could fill while stdout is read), and is
-    // shown if the process fails.
-    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("benchmark-stderr-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: errors.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errors) }
-    process.standardError = try FileHandle(forWritingTo: errors)
-    let input = Pipe()
-    if stdin != nil { process.standardInput = input }
-    try process.run()
-    if let stdin {
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
+func runProcess(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> String {
+    let outcome = try await ProcessRunner.run(executable, arguments, stdin: stdin.map { Data($0.utf8) }, timeLimit: .seconds(3 * 3600))
+    guard outcome.succeeded else {
+        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr.suffix(2000))")
     }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        let message = String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self).suffix(2000)
-        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(message)")
-    }
-    return String(decoding: data, as: UTF8.self)
+    return outcome.stdout
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {
@@ -71,10 +53,4 @@ struct BenchmarkError: Error, CustomStringConvertible {
 }
 
 /// Finds a program on PATH.
-func which(_ name: String) -> String? {
-    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-        let path = "\(folder)/\(name)"
-        if FileManager.default.isExecutableFile(atPath: path) { return path }
-    }
-    return nil
-}
+func which(_ name: String) -> String? { ProcessRunner.which(name) }

@@ -135,8 +135,8 @@ if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3
         let seed = scratch.path("seed.sqlite"), seedCLI = scratch.path("seed-cli.sqlite")
         for file in ["seed.sqlite", "seed-cli.sqlite"] { scratch.remove(file) }
         if let prefill {
-            try runProcess(storectl, ["sync", prefill, "--db", seed, "--quiet", "--max-bytes", "4GiB"])
-            try runProcess(sqlite3, [seedCLI], stdin: cliImportScript(feed: prefill))
+            try await runProcess(storectl, ["sync", prefill, "--db", seed, "--quiet", "--max-bytes", "4GiB"])
+            try await runProcess(sqlite3, [seedCLI], stdin: cliImportScript(feed: prefill))
         }
         func copy(_ from: String, _ to: String) throws {
             scratch.remove((to as NSString).lastPathComponent)
@@ -147,10 +147,10 @@ if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3
         let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2,
                                                          setup: { try copy($0 == 0 ? seedCLI : seed, target) }) { contender in
             if contender == 0 {
-                try runProcess(sqlite3, [target], stdin: script)
+                try await runProcess(sqlite3, [target], stdin: script)
             } else {
                 // A page is capped at 256 MiB by default; a million records make a bigger one.
-                try runProcess(storectl, ["sync", feed, "--db", target, "--quiet", "--max-bytes", "4GiB"])
+                try await runProcess(storectl, ["sync", feed, "--db", target, "--quiet", "--max-bytes", "4GiB"])
             }
         }
         let (cli, ours) = (timings[0], timings[1])
@@ -273,9 +273,9 @@ if let records = options.memoryRecords, let storectl = options.storectl, let pyt
     try writeFeed(makeFrameworks(records), to: feed)
     let size = (try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 1
     let measure = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdin=sys.stdin, stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-    let ours = Int(try runProcess(python, ["-c", measure, storectl, "sync", feed, "--db", scratch.path("large.sqlite"), "--quiet", "--max-bytes", "4GiB"])
+    let ours = Int(try await runProcess(python, ["-c", measure, storectl, "sync", feed, "--db", scratch.path("large.sqlite"), "--quiet", "--max-bytes", "4GiB"])
         .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    let cli = Int(try runProcess(python, ["-c", measure, sqlite3, scratch.path("large-cli.sqlite")], stdin: cliImportScript(feed: feed))
+    let cli = Int(try await runProcess(python, ["-c", measure, sqlite3, scratch.path("large-cli.sqlite")], stdin: cliImportScript(feed: feed))
         .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     let feedMB = Double(size) / 1e6
     results.append(Result(workload: "peak memory, \(records)-record sync (\(String(format: "%.0f", feedMB)) MB feed)",

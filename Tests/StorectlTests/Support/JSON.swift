@@ -62,40 +62,13 @@ func sameBytes(_ a: String?, _ b: String?) -> Bool {
     return Array(a.utf8) == Array(b.utf8)
 }
 
-/// Runs /usr/bin/sqlite3 (the stock CLI) on `database` with `arguments`; its stdout. Waits
-/// for the process without blocking a thread of Swift's cooperative pool (2 threads here).
+/// Runs /usr/bin/sqlite3 (the stock CLI) on `database` with `arguments`; its stdout, trimmed.
 func sqlite3(_ database: String, _ arguments: String...) async throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [database] + arguments
-    let directory = try TemporaryDirectory(prefix: "sqlite3-cli")
-    let outPath = directory.file("out"), errPath = directory.file("err")
-    FileManager.default.createFile(atPath: outPath, contents: nil)
-    FileManager.default.createFile(atPath: errPath, contents: nil)
-    let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    defer { try? out.close(); try? err.close() }
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        process.terminationHandler = { _ in continuation.resume() }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume()
-        }
+    let outcome = try await ProcessRunner.run("/usr/bin/sqlite3", [database] + arguments)
+    guard outcome.status == 0 else {
+        throw SQLite3Failed(arguments: arguments, status: outcome.status, stderr: outcome.stderr)
     }
-    guard !process.isRunning, process.processIdentifier != 0 else {
-        throw SQLite3Failed(arguments: arguments, status: -1, stderr: "could not start /usr/bin/sqlite3")
-    }
-    let stdout = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data(), as: UTF8.self)
-    let stderr = String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data(), as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw SQLite3Failed(arguments: arguments, status: process.terminationStatus, stderr: stderr)
-    }
-    return stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 struct SQLite3Failed: Error, CustomStringConvertible {

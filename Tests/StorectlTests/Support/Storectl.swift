@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import StoreTestSupport
 
 /// What one run of the `storectl` binary produced.
 struct StorectlResult: Sendable, CustomStringConvertible {
@@ -52,7 +48,7 @@ enum StorectlError: Error, CustomStringConvertible {
 ///
 /// Every run gets `HOME` and `XDG_DATA_HOME` inside that directory and `STORECTL_DB` pointing at
 /// `db` (unless a test overrides them, and then only to other paths inside it), so the user's
-/// real store is never touched. stdout and stderr go to files, so big outputs cannot deadlock.
+/// real store is never touched.
 struct Storectl: Sendable {
     /// The temporary directory all of this instance's files live in (removed when released).
     let directory: TemporaryDirectory
@@ -63,47 +59,42 @@ struct Storectl: Sendable {
     /// The store file `STORECTL_DB` names by default.
     let db: String
 
-    static let defaultTimeout: TimeInterval = 20
+    /// Generous: a run that needs it has hung (a loaded 2-core machine takes seconds, not this).
+    static let defaultTimeout: TimeInterval = 120
 
     init() throws {
-        directory = try TemporaryDirectory()
+        directory = try TemporaryDirectory(prefix: "storectl-e2e")
         home = try directory.makeDirectory("home")
         dataHome = try directory.makeDirectory("xdg-data")
         db = directory.file("store.sqlite")
-        try directory.makeDirectory(".io")
     }
 
     // MARK: Locating the binary
 
-    /// The `storectl` executable: `$STORECTL_BIN`, else the nearest `storectl` found walking up
-    /// from the test bundle (`.build/debug/StorePackageTests.xctest` -> `.build/debug/storectl`).
+    /// The `storectl` executable: `$STORECTL_BIN`, else the one SwiftPM built beside this test
+    /// bundle (this target depends on `storectl`, so `swift test` builds it first: never a
+    /// stale binary found elsewhere).
     static let executable: Result<URL, StorectlError> = locateExecutable()
 
     static func executableURL() throws -> URL { try executable.get() }
 
     private static func locateExecutable() -> Result<URL, StorectlError> {
-        let fileManager = FileManager.default
         if let path = ProcessInfo.processInfo.environment["STORECTL_BIN"], !path.isEmpty {
             guard isExecutableFile(path) else { return .failure(.executableNotFound(searched: ["STORECTL_BIN=\(path)"])) }
             return .success(URL(fileURLWithPath: path))
         }
-        let cwd = URL(fileURLWithPath: fileManager.currentDirectoryPath, isDirectory: true)
-        var starts = [Bundle.main.bundleURL]
+        // The bundle: .build/<triple>/debug/StorePackageTests.xctest (a folder on macOS, the
+        // test executable itself on Linux); storectl is its sibling.
+        var folders = Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+            .map { $0.deletingLastPathComponent() }
         if let first = CommandLine.arguments.first {
-            starts.append(URL(fileURLWithPath: first, relativeTo: cwd))
+            folders.append(URL(fileURLWithPath: first).absoluteURL.deletingLastPathComponent())
         }
-        starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        for start in starts {
-            var directory = start.absoluteURL.standardizedFileURL
-            while true {
-                let candidate = directory.appendingPathComponent("storectl")
-                if isExecutableFile(candidate.path) { return .success(candidate) }
-                let parent = directory.deletingLastPathComponent().standardizedFileURL
-                if parent.path == directory.path || directory.path == "/" { break }
-                directory = parent
-            }
+        for folder in folders {
+            let candidate = folder.appendingPathComponent("storectl")
+            if isExecutableFile(candidate.path) { return .success(candidate) }
         }
-        return .failure(.executableNotFound(searched: starts.map(\.path)))
+        return .failure(.executableNotFound(searched: folders.map(\.path)))
     }
 
     private static func isExecutableFile(_ path: String) -> Bool {
@@ -126,14 +117,15 @@ struct Storectl: Sendable {
         return environment
     }
 
-    /// Runs `storectl arguments...`.
+    /// Runs `storectl arguments...` through the one process runner (`ProcessRunner`).
     /// - Parameters:
     ///   - environment: changes to the default environment; a nil value removes the variable.
-    ///   - stdin: bytes for standard input (default: /dev/null).
+    ///   - stdin: bytes for standard input (default: none).
     ///   - umask: runs it under this umask (through /bin/sh).
     ///   - shell: runs `/bin/sh arguments...` instead, e.g. `["-c", script, storectlPath]`, with
     ///     the same environment (for loops of storectl runs).
-    ///   - timeout: killed (SIGKILL) after this many seconds.
+    ///   - timeout: its process group is killed (SIGKILL) after this many seconds. A limit only
+    ///     stops a run that hangs: it is no measure of speed.
     @discardableResult
     func run(
         _ arguments: [String],
@@ -146,96 +138,29 @@ struct Storectl: Sendable {
         let environment = environment(overrides)
         try checkIsolated(arguments, environment)
         let executable = try Self.executableURL()
-
-        let io = directory.file(".io/\(UUID().uuidString)")
-        let fileManager = FileManager.default
-        for suffix in [".out", ".err"] { fileManager.createFile(atPath: io + suffix, contents: nil) }
-        let stdoutHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: io + ".out"))
-        let stderrHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: io + ".err"))
-        let stdinHandle: FileHandle
-        if let stdin {
-            fileManager.createFile(atPath: io + ".in", contents: stdin)
-            stdinHandle = try FileHandle(forReadingFrom: URL(fileURLWithPath: io + ".in"))
-        } else {
-            stdinHandle = FileHandle.nullDevice
-        }
-        defer {
-            try? stdoutHandle.close()
-            try? stderrHandle.close()
-            if stdin != nil { try? stdinHandle.close() }
-            for suffix in [".out", ".err", ".in"] { try? fileManager.removeItem(atPath: io + suffix) }
-        }
-
-        let process = Process()
+        let (program, programArguments): (String, [String])
         if shell {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = arguments
+            (program, programArguments) = ("/bin/sh", arguments)
         } else if let umask {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", executable.path] + arguments
+            (program, programArguments) = ("/bin/sh", ["-c", "umask \(umask) && exec \"$0\" \"$@\"", executable.path] + arguments)
         } else {
-            process.executableURL = executable
-            process.arguments = arguments
+            (program, programArguments) = (executable.path, arguments)
         }
-        process.environment = environment
-        process.currentDirectoryURL = directory.url
-        process.standardInput = stdinHandle
-        process.standardOutput = stdoutHandle
-        process.standardError = stderrHandle
-
-        let state = RunState()
-        let (status, reason): (Int32, Process.TerminationReason) = try await withCheckedThrowingContinuation { continuation in
-            state.setContinuation(continuation)
-            process.terminationHandler = { finished in
-                state.finish(.success((finished.terminationStatus, finished.terminationReason)))
-            }
-            do {
-                try process.run()
-            } catch {
-                state.finish(.failure(error))
-                return
-            }
-            let pid = process.processIdentifier
-            Self.timeoutQueue.asyncAfter(deadline: .now() + timeout) {
-                if state.markTimedOutIfRunning() { Self.killTree(pid) }
-            }
-        }
+        let outcome = try await ProcessRunner.run(
+            program, programArguments, environment: environment, workingDirectory: directory.path,
+            stdin: stdin, timeLimit: .milliseconds(Int(timeout * 1000)))
         return StorectlResult(
-            arguments: arguments,
-            status: reason == .uncaughtSignal ? 128 + status : status,
-            stdoutData: (try? Data(contentsOf: URL(fileURLWithPath: io + ".out"))) ?? Data(),
-            stderrData: (try? Data(contentsOf: URL(fileURLWithPath: io + ".err"))) ?? Data(),
-            timedOut: state.timedOut)
+            arguments: arguments, status: outcome.status, stdoutData: outcome.stdoutData,
+            stderrData: outcome.stderrData, timedOut: outcome.timedOut)
     }
 
-    /// Where time limits fire. A serial queue of its own gets its own thread (it overcommits):
-    /// a timer on the global queue waited behind blocked workers when the whole suite ran on
-    /// two cores, and a 0.5 s limit fired after 10 s.
-    private static let timeoutQueue = DispatchQueue(label: "storectl-tests.timeouts")
-
-    /// SIGKILLs `pid` and, on Linux, every process descended from it (a shell's children, which
-    /// would otherwise keep running and keep the run from being seen as finished).
-    static func killTree(_ pid: pid_t) {
-        var all = [pid]
-        #if os(Linux)
-        var children: [pid_t: [pid_t]] = [:]
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let process = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
-            else { continue }
-            // After "pid (comm)": state, then the parent's pid.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, let parent = pid_t(fields[1]) { children[parent, default: []].append(process) }
-        }
-        var index = 0
-        while index < all.count {
-            all += children[all[index]] ?? []
-            index += 1
-        }
-        #endif
-        // Parents first, so none starts another child after its children were collected.
-        for process in all { kill(process, SIGKILL) }
+    /// Starts `storectl arguments...` in the background (for `watch`, and for runs a test
+    /// interrupts), with the same environment and folder as `run`.
+    func start(_ arguments: [String], environment overrides: [String: String?] = [:]) async throws -> BackgroundProcess {
+        let environment = environment(overrides)
+        try checkIsolated(arguments, environment)
+        return try await ProcessRunner.start(
+            try Self.executableURL().path, arguments, environment: environment, workingDirectory: directory.path)
     }
 
     /// `run` with variadic arguments.
@@ -256,39 +181,6 @@ struct Storectl: Sendable {
         }
         if let dataHome = environment["XDG_DATA_HOME"], !dataHome.isEmpty, !inside(dataHome) {
             throw StorectlError.unsafeEnvironment("XDG_DATA_HOME must be inside the test's directory")
-        }
-    }
-}
-
-/// The shared state of one run: the continuation is resumed exactly once; the time limit kills
-/// the process only while it still runs.
-private final class RunState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<(Int32, Process.TerminationReason), Error>?
-    private var finished = false
-    private var _timedOut = false
-
-    var timedOut: Bool { lock.withLock { _timedOut } }
-
-    func setContinuation(_ continuation: CheckedContinuation<(Int32, Process.TerminationReason), Error>) {
-        lock.withLock { self.continuation = continuation }
-    }
-
-    func finish(_ result: Result<(Int32, Process.TerminationReason), Error>) {
-        let continuation: CheckedContinuation<(Int32, Process.TerminationReason), Error>? = lock.withLock {
-            guard !finished else { return nil }
-            finished = true
-            defer { self.continuation = nil }
-            return self.continuation
-        }
-        continuation?.resume(with: result)
-    }
-
-    func markTimedOutIfRunning() -> Bool {
-        lock.withLock {
-            guard !finished else { return false }
-            _timedOut = true
-            return true
         }
     }
 }

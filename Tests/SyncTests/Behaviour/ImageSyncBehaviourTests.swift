@@ -30,7 +30,7 @@ struct ImageSyncBehaviourTests {
     /// The feed lists a url and, at the same time, 20 `ImagePipeline.load` calls ask for it:
     /// the server sees one request.
     @Test func oneDownloadPerURLHoweverManyAsk() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let imageURL = try server.publish("img/a.png", String(decoding: Data("PNG-bytes".utf8), as: UTF8.self))
         // A slow transport keeps the download in flight while the others ask.
@@ -75,7 +75,7 @@ struct ImageSyncBehaviourTests {
     }
 
     @Test func aURLWithoutDataIsDownloadedOnceAndThenCached() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let one = try server.publish("img/one.png", "one")
         let two = try server.publish("img/two.png", "two")
@@ -97,7 +97,7 @@ struct ImageSyncBehaviourTests {
     /// once the server has it. `remote` says whether the feed itself comes over http.
     @Test(arguments: [false, true])
     func failedImageIsReportedAndRetried(remote: Bool) async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let imageURL = server.url("/img/late.png")
         let okURL = try server.publish("img/ok.png", "ok")
@@ -141,7 +141,7 @@ struct ImageSyncBehaviourTests {
 
     /// The image download is refused beyond `maximumImageBytes`, reported like any failure.
     @Test func oversizedImageIsAFailureNotARollback() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let big = server.url("/big?bytes=5000")
         try await withBehaviourStore { store, folder in

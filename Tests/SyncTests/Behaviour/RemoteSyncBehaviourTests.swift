@@ -11,7 +11,7 @@ struct RemoteSyncBehaviourTests {
         orders: [KindFixture.order.json("o1", 1)], events: [KindFixture.event.json("e1", 1)])
 
     @Test func etagGivesUpToDate() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", Self.feed)
         let recording = RecordingTransport()
@@ -54,7 +54,7 @@ struct RemoteSyncBehaviourTests {
     /// The server always sends an ETag; the wrapper drops it, so the client sees a server with
     /// Last-Modified only and must revalidate with If-Modified-Since.
     @Test func lastModifiedAloneGivesUpToDate() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let modified = Date(timeIntervalSince1970: 1_780_000_000)
         let url = try server.publish("feed.json", Self.feed, modified: modified)
@@ -80,7 +80,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func paginationIsOneSync() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feeds/feed.json", behaviourFeed(
             frameworks: [KindFixture.framework.json("f1", 1)], next: "page-2.json"))
@@ -114,7 +114,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func invalidLastPageLeavesTheStoreUnchanged() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "page-2.json"))
         try server.publish("page-2.json", #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "x", "price": 0.001, "aisle": 1}]}]}"#)
@@ -132,7 +132,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func serverErrorThenSuccessRecovers() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         try server.publish("feed.json", Self.feed)
         let url = server.url("/status/500-then-200/feed.json")
@@ -146,7 +146,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func persistentServerErrorFailsAndChangesNothing() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = server.url("/status/503")
         try await withBehaviourStore { store, folder in
@@ -163,7 +163,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func notFoundIsNotRetried() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = server.url("/missing.json")
         try await withBehaviourStore { store, _ in
@@ -175,7 +175,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func oversizedBodyIsRefused() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", Self.feed)
         try await withBehaviourStore { store, folder in
@@ -205,7 +205,7 @@ struct RemoteSyncBehaviourTests {
     }
 
     @Test func aRemoteFeedCannotReachFiles() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", #"""
             {"version": 1, "images": [{"url": "file:///etc/passwd"}], "next": "file:///etc/hostname"}
@@ -222,7 +222,7 @@ struct RemoteSyncBehaviourTests {
 
     /// A dry run against a server stores no validators: the real run afterwards is not answered 304.
     @Test func dryRunDoesNotStoreValidators() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", Self.feed)
         let recording = RecordingTransport()

@@ -58,7 +58,7 @@ struct SyncConcurrencyBehaviourTests {
     /// Two syncs of one http source started together from a fresh store: one request reaches
     /// the server; both apply the same pages (the second finds everything in place).
     @Test func concurrentSyncsShareOneFetch() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", behaviourFeed(
             frameworks: (1...5).map { KindFixture.framework.json("f\($0)", 1) }, events: [KindFixture.event.json("e", 1)]))
@@ -89,7 +89,7 @@ struct SyncConcurrencyBehaviourTests {
 
     /// Concurrent syncs of different sources do not share a fetch.
     @Test func differentSourcesFetchSeparately() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let a = try server.publish("a.json", behaviourFeed(events: [KindFixture.event.json("a", 1)]))
         let b = try server.publish("b.json", behaviourFeed(events: [KindFixture.event.json("b", 1)]))

@@ -6,7 +6,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct SyncHistoryBehaviourTests {
     @Test func appliedUpToDateAndFailedAreRecorded() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let url = try server.publish("feed.json", behaviourFeed(events: [KindFixture.event.json("e", 1)]))
 
@@ -53,7 +53,7 @@ struct SyncHistoryBehaviourTests {
 
     /// A password in the source URL is not kept either: the history names the URL without it.
     @Test func urlCredentialsAreNotStored() async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         let port = try #require(server.baseURL.port)
         let url = try #require(URL(string: "http://reader:hunter2-pw@127.0.0.1:\(port)/status/404"))
@@ -73,7 +73,7 @@ struct SyncHistoryBehaviourTests {
     /// history entry and nowhere in the database files.
     @Test(arguments: ["/status/401", "/status/500", "/status/500-then-200/broken.json", "/feed.json"])
     func bearerTokenIsNeverStored(_ path: String) async throws {
-        let server = try FeedServer()
+        let server = try await FeedServer.start()
         defer { server.stop() }
         try server.publish("broken.json", #"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#)
         try server.publish("feed.json", behaviourFeed(events: [KindFixture.event.json("e", 1)],

@@ -8,99 +8,66 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import StoreTestSupport
 
 /// `Server/feed_server.py` running on 127.0.0.1 for one test, serving the files of its own
-/// temporary directory. Stopped by `stop()` or when released; the script also exits on its own
-/// when its stdin closes (this process died) or after `lifetime` seconds.
-final class FeedServer {
+/// temporary directory, started by the one process runner. Stopped by `stop()` or when released;
+/// the script also exits on its own when its stdin closes (this process died) or after
+/// `lifetime` seconds.
+final class FeedServer: Sendable {
     /// http://127.0.0.1:<port>
     let baseURL: URL
     /// The directory the server serves files from.
     let root: URL
-    private let process: Process
-    private let input: Pipe
-    private var stopped = false
+    private let process: BackgroundProcess
+    private let directory: TemporaryDirectory
 
     struct StartError: Error, CustomStringConvertible {
         var description: String
     }
 
-    init(lifetime: Int = 120) throws {
+    private init(baseURL: URL, directory: TemporaryDirectory, process: BackgroundProcess) {
+        self.baseURL = baseURL
+        self.directory = directory
+        root = directory.url
+        self.process = process
+    }
+
+    /// Starts a server and returns once it listens (it prints its port, then nothing else).
+    static func start(lifetime: Int = 120) async throws -> FeedServer {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Server/feed_server.py")
-        root = FileManager.default.temporaryDirectory
-            .appendingPathComponent("feed-server-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-
-        process = Process()
-        let (python, prefix) = Self.python3
-        process.executableURL = python
-        process.arguments = prefix + [script.path, "--root", root.path, "--lifetime", String(lifetime)]
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-
-        // The first line is the port; the script writes nothing else to stdout.
-        let line = Self.readLine(output.fileHandleForReading.fileDescriptor)
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let port = Int(text), (1...65535).contains(port) else {
-            process.terminate()
-            try? FileManager.default.removeItem(at: root)
-            throw StartError(description: "feed_server.py did not print a port (got \(text.debugDescription))")
+        let directory = try TemporaryDirectory(prefix: "feed-server")
+        let (python, prefix) = python3
+        let process = try await ProcessRunner.start(
+            python, prefix + [script.path, "--root", directory.path, "--lifetime", String(lifetime)])
+        let printed = await process.wait(within: .seconds(60)) { $0.stdout.contains("\n") || $0.exitStatus != nil }
+        let text = process.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard printed, let port = Int(text), (1...65535).contains(port) else {
+            await process.stop()
+            throw StartError(description: "feed_server.py did not print a port (got \(text.debugDescription)); stderr: \(process.stderr)")
         }
-        baseURL = URL(string: "http://127.0.0.1:\(port)")!
-    }
-
-    /// Starts a server; prefer this to `init` in async tests. `init` blocks its thread until
-    /// the script has started (tens to hundreds of milliseconds when many start at once), and
-    /// Swift's cooperative pool has only as many threads as cores (on Linux they are the
-    /// dispatch global queue's, so `DispatchQueue.global()` is no way out): a few blocked
-    /// threads stall every other test, timing tests included. This waits on a thread of its own.
-    static func start(lifetime: Int = 120) async throws -> FeedServer {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try FeedServer(lifetime: lifetime) })
-            }.start()
-        }
+        return FeedServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, directory: directory, process: process)
     }
 
     deinit { stop() }
 
     /// python3: the system one when there is one (it starts faster than a version manager's
     /// shim), else whatever `python3` the PATH names.
-    private static let python3: (URL, [String]) = {
+    private static let python3: (String, [String]) = {
         for path in ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
         where FileManager.default.isExecutableFile(atPath: path) {
-            return (URL(fileURLWithPath: path), [])
+            return (path, [])
         }
-        return (URL(fileURLWithPath: "/usr/bin/env"), ["python3"])
+        return ("/usr/bin/env", ["python3"])
     }()
 
-    /// Reads up to the first newline or EOF, retrying reads a signal interrupts (FileHandle's
-    /// availableData traps on EINTR).
-    private static func readLine(_ fd: Int32) -> Data {
-        var line = Data()
-        var byte: UInt8 = 0
-        while line.count < 64 {
-            let count = read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        return line
-    }
-
-    /// Ends the server and removes its directory.
+    /// Ends the server (its stdin closes; SIGKILL if it still runs) and removes its directory.
     func stop() {
-        guard !stopped else { return }
-        stopped = true
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        try? FileManager.default.removeItem(at: root)
+        process.closeInput()
+        process.send(SIGKILL)
+        directory.remove()
     }
 
     /// `baseURL` + `path` (which may carry a query: "/slow?seconds=5").

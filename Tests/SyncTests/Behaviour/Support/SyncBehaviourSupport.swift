@@ -11,14 +11,14 @@ import Testing
 /// The time every behaviour test's store reads: 2027-01-15 08:00:00 UTC. Sleeping never waits.
 let behaviourNow = Date(timeIntervalSince1970: 1_800_000_000)
 
-/// A temporary folder of one test, removed by `remove()`.
+/// A temporary folder of one test (the shared `TemporaryDirectory`) with feed-writing helpers;
+/// removed by `remove()` or when released.
 struct BehaviourFolder: Sendable {
-    let url: URL
+    private let directory: TemporaryDirectory
+    var url: URL { directory.url }
 
     init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("SyncBehaviour-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory(prefix: "SyncBehaviour")
     }
 
     func file(_ name: String) -> URL { url.appendingPathComponent(name) }
@@ -37,7 +37,7 @@ struct BehaviourFolder: Sendable {
         return .file(file.standardizedFileURL)
     }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    func remove() { directory.remove() }
 }
 
 /// A store configuration for tests: fixed clock that never sleeps, instant retries, the given

@@ -1,34 +1,10 @@
 import Foundation
 @testable import Store
 
-/// A directory of its own under the system's temporary directory, for one test.
-struct TemporaryDirectory: Sendable {
-    let url: URL
-
-    /// Creates `StoreTests-<UUID>` under `FileManager.default.temporaryDirectory`.
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("StoreTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-    }
-
-    /// The path of `name` inside the directory.
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Where the test's store lives.
-    var databasePath: String { path("store.sqlite") }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
-    }
-}
-
 /// Runs `body` with a fresh temporary directory, and removes the directory afterwards whatever
 /// `body` does.
 func withTemporaryDirectory<T>(_ body: (TemporaryDirectory) async throws -> T) async throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try await body(directory)
+    try await TemporaryDirectory.with(body)
 }
 
 /// Runs `body` with a store opened on a new SQLite file in a temporary directory; closes the
