@@ -6,6 +6,11 @@ import Foundation
 /// processes on the same file are found by polling the log (every `pollInterval`, so they reach
 /// observers well within a second). It runs only while someone subscribes: the last
 /// unsubscription stops the polling, and closing the store finishes every subscription.
+///
+/// Polling and reading the log never wait for Swift's cooperative pool: the timer fires on a
+/// serial queue of the monitor's own and the log is read on a reader's queue, so an app that
+/// blocks the pool's threads (or a busy machine) delays delivery to its own consumers, never
+/// the detection of a commit.
 final class ChangeMonitor: @unchecked Sendable {
     // Why @unchecked Sendable is safe: every mutable property below is read and written only
     // while `lock` is held; subscriber callbacks (AsyncStream continuations, which are
@@ -21,7 +26,8 @@ final class ChangeMonitor: @unchecked Sendable {
     private var committing: Int64 = 0
     private var isChecking = false
     private var needsAnotherCheck = false
-    private var pollTask: Task<Void, Never>?
+    private var pollTimer: (any DispatchSourceTimer)?
+    private let pollQueue = DispatchQueue(label: "store.change-monitor")
     private var closed = false
     private let pollInterval: Duration
 
@@ -46,6 +52,8 @@ final class ChangeMonitor: @unchecked Sendable {
     init(pollInterval: Duration) {
         self.pollInterval = pollInterval
     }
+
+    deinit { pollTimer?.cancel() }
 
     func attach(_ store: Store) { lock.withLock { self.store = store } }
 
@@ -75,7 +83,7 @@ final class ChangeMonitor: @unchecked Sendable {
             let id = nextID
             nextID += 1
             subscribers[id] = Subscriber(startTransaction: nil, deliver: deliver, finish: finish)
-            if pollTask == nil { pollTask = makePollTask() }
+            if pollTimer == nil { pollTimer = makePollTimer() }
             return (store, id, lastSeen)
         }
         guard let (store, id, fallback) = registered else {
@@ -83,12 +91,16 @@ final class ChangeMonitor: @unchecked Sendable {
             return nil
         }
         if readsStart {
-            Task {
-                let start = try? await store.read { try ChangeLogTable(db: $0).latestTransaction() }
-                self.start(id, at: start ?? fallback)
-            }
+            Task { await self.readStart(id, of: store, fallback: fallback) }
         }
         return id
+    }
+
+    /// Reads the change log's latest transaction and makes it subscriber `id`'s start: from
+    /// then on every commit, by any process, is delivered to it.
+    func readStart(_ id: Int, of store: Store, fallback: Int64? = nil) async {
+        let start = try? await store.read { try ChangeLogTable(db: $0).latestTransaction() }
+        self.start(id, at: start ?? fallback ?? lock.withLock { lastSeen })
     }
 
     /// Sets a subscriber's start and delivers what it wants of the batches held meanwhile.
@@ -115,8 +127,8 @@ final class ChangeMonitor: @unchecked Sendable {
         lock.withLock {
             subscribers[id] = nil
             if subscribers.isEmpty {
-                pollTask?.cancel()
-                pollTask = nil
+                pollTimer?.cancel()
+                pollTimer = nil
             }
         }
     }
@@ -139,63 +151,77 @@ final class ChangeMonitor: @unchecked Sendable {
             latestLocal = max(latestLocal, committing)
             return !subscribers.isEmpty
         }
-        if anyone { Task { await self.check() } }
+        if anyone { check() }
     }
 
     /// Finishes every subscription; later subscriptions finish at once.
     func close() {
         let finished = lock.withLock { () -> [Subscriber] in
             closed = true
-            pollTask?.cancel()
-            pollTask = nil
+            pollTimer?.cancel()
+            pollTimer = nil
             defer { subscribers.removeAll() }
             return Array(subscribers.values)
         }
         for subscriber in finished { subscriber.finish() }
     }
 
-    private func makePollTask() -> Task<Void, Never> {
-        let interval = pollInterval
-        return Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard let self, !Task.isCancelled else { return }
-                await self.check()
-            }
-        }
+    /// A timer on the monitor's own queue. It holds the monitor weakly; the monitor cancels it
+    /// when the last subscriber leaves, on close, or when it is released.
+    private func makePollTimer() -> any DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: pollQueue)
+        let nanoseconds = max(1_000_000, Int(pollInterval.components.seconds) * 1_000_000_000
+            + Int(pollInterval.components.attoseconds / 1_000_000_000))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+                       leeway: .nanoseconds(nanoseconds / 10))
+        timer.setEventHandler { [weak self] in self?.check() }
+        timer.resume()
+        return timer
     }
 
     /// Reads the log past the last transaction seen and delivers it. Never runs twice at once:
-    /// a check asked for meanwhile makes the running one go round again.
-    private func check() async {
+    /// a check asked for meanwhile makes the running one go round again. Returns at once; the
+    /// read runs on a reader's queue.
+    private func check() {
         let proceed = lock.withLock { () -> Bool in
             if isChecking { needsAnotherCheck = true; return false }
             isChecking = true
             return true
         }
-        guard proceed else { return }
-        while true {
-            let (store, after) = lock.withLock { (self.store, lastSeen) }
-            if let store, let batches = try? await store.read({ try ChangeLogTable(db: $0).batches(after: after) }) {
-                lock.withLock {
-                    for batch in batches {
-                        for (id, subscriber) in subscribers {
-                            if subscriber.startTransaction == nil {
-                                subscribers[id]?.held.append(batch)
-                            } else if subscriber.wants(batch) {
-                                subscriber.deliver(batch)
-                            }
-                        }
-                        lastSeen = max(lastSeen, batch.transaction)
+        if proceed { readAndDeliver() }
+    }
+
+    private func readAndDeliver() {
+        let (store, after) = lock.withLock { (self.store, lastSeen) }
+        guard let store else { return finishCheck() }
+        store.read({ try ChangeLogTable(db: $0).batches(after: after) }) { [self] result in
+            // A failed read (the store closing, say) is tried again at the next tick.
+            if case .success(let batches) = result { deliver(batches) }
+            finishCheck()
+        }
+    }
+
+    private func deliver(_ batches: [ChangeBatch]) {
+        lock.withLock {
+            for batch in batches {
+                for (id, subscriber) in subscribers {
+                    if subscriber.startTransaction == nil {
+                        subscribers[id]?.held.append(batch)
+                    } else if subscriber.wants(batch) {
+                        subscriber.deliver(batch)
                     }
                 }
+                lastSeen = max(lastSeen, batch.transaction)
             }
-            let again = lock.withLock { () -> Bool in
-                if needsAnotherCheck { needsAnotherCheck = false; return true }
-                isChecking = false
-                return false
-            }
-            if !again { return }
         }
+    }
+
+    private func finishCheck() {
+        let again = lock.withLock { () -> Bool in
+            if needsAnotherCheck { needsAnotherCheck = false; return true }
+            isChecking = false
+            return false
+        }
+        if again { readAndDeliver() }
     }
 }

@@ -47,15 +47,23 @@ final class ReaderPool: @unchecked Sendable {
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            acquire(Waiter(
-                run: { reader in
-                    let result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
-                    self.release(reader)
-                    continuation.resume(with: result)
-                },
-                fail: { continuation.resume(throwing: $0) }
-            ))
+            read(body) { continuation.resume(with: $0) }
         }
+    }
+
+    /// `read`, answered through `completion` on the reader's queue: for callers that must not
+    /// depend on Swift's cooperative pool (the change monitor's polling).
+    func read<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        acquire(Waiter(
+            run: { reader in
+                let result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                self.release(reader)
+                completion(result)
+            },
+            fail: { completion(.failure($0)) }
+        ))
     }
 
     /// Closes every idle connection; later reads, and reads still waiting, throw

@@ -118,6 +118,17 @@ public final class Store: Sendable {
         return try await writer.write(body)
     }
 
+    /// `read`, answered through `completion`: on a reader's queue for a file store, so the
+    /// caller need not wait on Swift's cooperative pool (which an app may have filled).
+    func read<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        if let readers { return readers.read(body, completion: completion) }
+        Task {
+            do { completion(.success(try await writer.write(body))) } catch { completion(.failure(error)) }
+        }
+    }
+
     /// Runs `body` in a write transaction, serialized with every other write of this store.
     /// Committed if it returns, rolled back and rethrown if it throws; returns once committed.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
