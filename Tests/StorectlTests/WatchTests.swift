@@ -68,9 +68,9 @@ struct WatchTests {
     func jsonLinesForEveryKindOfChange() async throws {
         let storectl = try Storectl()
         try expectSuccess(await storectl("migrate"))
-        let watcher = try Watcher(storectl, ["watch", "--json"])
+        let watcher = try await Watcher(storectl, ["watch", "--json"])
         defer { watcher.kill() }
-        try await watcher.waitUntilJSONReady(probe: Self.addFramework)
+        #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
 
         expectSuccess(try await storectl.run(Self.addFramework("fw")))
         expectSuccess(try await storectl("frameworks", "update", "fw", "--name", "Renamed"))
@@ -106,7 +106,8 @@ struct WatchTests {
 
         let exit = try await watcher.interrupt()
         #expect(exit.status == 0, "\(exit)")
-        #expect(exit.stderr.isEmpty, "\(exit)")
+        // stderr holds only the line that says it is ready; stdout only JSON.
+        #expect(exit.stderr.split(separator: "\n").count == 1 && exit.stderr.hasPrefix("watching "), "\(exit)")
         #expect(try watcher.jsonLinesNow().count == 10, "nothing printed after the last change: \(exit)")
     }
 
@@ -114,7 +115,7 @@ struct WatchTests {
     func textLines() async throws {
         let storectl = try Storectl()
         try expectSuccess(await storectl("migrate"))
-        let watcher = try Watcher(storectl, ["watch"])
+        let watcher = try await Watcher(storectl, ["watch"])
         defer { watcher.kill() }
         let ready = await watcher.waitForStderr(containing: "watching")
         #expect(ready, "no 'watching' message: \(watcher.stderr)")
@@ -147,9 +148,9 @@ struct WatchTests {
     func onlyTheKindAskedFor() async throws {
         let storectl = try Storectl()
         try expectSuccess(await storectl("migrate"))
-        let watcher = try Watcher(storectl, ["watch", "--kind", "event", "--json"])
+        let watcher = try await Watcher(storectl, ["watch", "--kind", "event", "--json"])
         defer { watcher.kill() }
-        try await watcher.waitUntilJSONReady(probe: { Self.addEvent($0, on: "2000-01-01") })
+        #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
 
         expectSuccess(try await storectl.run(Self.addFramework("fw")))
         expectSuccess(try await storectl("orders", "add", "--id", "o-1", "--item", "Bread:1.00:1"))
@@ -177,7 +178,7 @@ struct WatchTests {
     @Test("SIGTERM also ends it cleanly with status 0")
     func sigtermExitsZero() async throws {
         let storectl = try Storectl()
-        let watcher = try Watcher(storectl, ["watch"])
+        let watcher = try await Watcher(storectl, ["watch"])
         defer { watcher.kill() }
         #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
         let exit = try await watcher.signal(SIGTERM)
@@ -201,143 +202,85 @@ private struct WatcherTimeout: Error, CustomStringConvertible {
     var description: String
 }
 
-/// `storectl watch ...` running in the background, with stdout and stderr going to files that the
-/// test reads as they grow. Killed (SIGKILL) when the test ends if it still runs.
+/// `storectl watch ...` running in the background (a `BackgroundProcess` of the one runner):
+/// waits for its output are woken by the output itself. Killed when the test ends if it still
+/// runs.
 private final class Watcher: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `exitStatus` is read and written only under `lock` (the
-    // termination handler runs on another thread); `taken` is used only by the test's own task;
-    // the process is only started in init, then signalled and asked for its pid.
-    private let process = Process()
+    // Why @unchecked Sendable is safe: `taken` is used only by the test's own task; the process
+    // is a Sendable `BackgroundProcess`, set in init.
+    private let process: BackgroundProcess
     private let storectl: Storectl
-    private let lock = NSLock()
-    private var exitStatus: Int32?
-    private let outPath: String
-    private let errPath: String
-    private let handles: [FileHandle]
     private var taken = 0
-    let arguments: [String]
 
-    init(_ storectl: Storectl, _ arguments: [String]) throws {
-        self.arguments = arguments
+    init(_ storectl: Storectl, _ arguments: [String]) async throws {
         self.storectl = storectl
-        let io = storectl.directory.file(".io/watch-\(UUID().uuidString)")
-        outPath = io + ".out"
-        errPath = io + ".err"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        handles = [out, err]
-        process.executableURL = try Storectl.executableURL()
-        process.arguments = arguments
-        process.environment = storectl.environment()
-        process.currentDirectoryURL = storectl.directory.url
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        process.terminationHandler = { [weak self] finished in
-            let status = finished.terminationReason == .uncaughtSignal ? 128 + finished.terminationStatus : finished.terminationStatus
-            guard let self else { return }
-            self.lock.withLock { self.exitStatus = status }
-        }
-        try process.run()
+        process = try await storectl.start(arguments)
     }
 
-    deinit {
-        kill()
-        for handle in handles { try? handle.close() }
-    }
-
-    var stdout: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
-    var exited: Int32? { lock.withLock { exitStatus } }
+    var stdout: String { process.stdout }
+    var stderr: String { process.stderr }
+    var exited: Int32? { process.exitStatus }
 
     /// The complete lines printed so far.
-    var completeLines: [String] {
-        var lines = stdout.components(separatedBy: "\n")
-        lines.removeLast() // the unfinished line after the last newline (empty if none)
-        return lines
+    var completeLines: [String] { process.completeLines }
+
+    func waitForStderr(containing text: String, within seconds: Double = 60) async -> Bool {
+        await process.wait(within: .seconds(seconds)) { $0.stderr.contains(text) }
     }
 
-    /// Polls until `condition` holds or `seconds` pass.
-    private func poll(within seconds: Double, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !condition() {
-            if ContinuousClock.now >= deadline || exited != nil { return condition() }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
-
-    func waitForStderr(containing text: String, within seconds: Double = 10) async -> Bool {
-        await poll(within: seconds) { stderr.contains(text) }
-    }
-
-    /// Waits for `count` more lines than were taken before (in JSON mode, probe lines excluded).
-    func lines(count: Int, within seconds: Double = 10) async throws -> [String] {
-        let ok = await poll(within: seconds) { completeLines.count >= taken + count }
+    /// Waits for `count` more lines than were taken before.
+    func lines(count: Int, within seconds: Double = 60) async throws -> [String] {
+        let needed = taken + count
+        let ok = await process.wait(within: .seconds(seconds)) { $0.completeLines.count >= needed || $0.exitStatus != nil }
         let lines = completeLines
-        guard ok else {
+        guard ok, lines.count >= needed else {
             throw WatcherTimeout(description: "expected \(count) lines after \(taken) within \(seconds)s; "
                                  + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
         }
         defer { taken += count }
-        return Array(lines[taken..<(taken + count)])
+        return Array(lines[taken..<needed])
     }
 
-    /// The JSON lines printed so far, probe lines excluded.
+    /// The JSON lines printed so far.
     func jsonLinesNow() throws -> [WatchTests.Line] {
-        try completeLines.map(WatchTests.Line.init(json:)).filter { !$0.key.hasPrefix("probe-") }
+        try Self.jsonLines(completeLines)
     }
 
-    /// Waits for `count` JSON lines after those already taken (probe lines excluded).
-    func jsonLines(count: Int, within seconds: Double = 10) async throws -> [WatchTests.Line] {
-        let ok = await poll(within: seconds) { ((try? jsonLinesNow().count) ?? 0) >= taken + count }
+    private static func jsonLines(_ lines: [String]) throws -> [WatchTests.Line] {
+        try lines.map(WatchTests.Line.init(json:))
+    }
+
+    /// Waits for `count` JSON lines after those already taken.
+    func jsonLines(count: Int, within seconds: Double = 60) async throws -> [WatchTests.Line] {
+        let needed = taken + count
+        let ok = await process.wait(within: .seconds(seconds)) {
+            ((try? Self.jsonLines($0.completeLines).count) ?? 0) >= needed || $0.exitStatus != nil
+        }
         let lines = try jsonLinesNow()
-        guard ok else {
+        guard ok, lines.count >= needed else {
             throw WatcherTimeout(description: "expected \(count) JSON lines within \(seconds)s; "
                                  + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
         }
         defer { taken += count }
-        return Array(lines[taken..<(taken + count)])
+        return Array(lines[taken..<needed])
     }
 
-    /// In JSON mode nothing says the watcher is ready: commit probe records (`probe-N`, made by
-    /// `probe`) from other processes until one is printed.
-    func waitUntilJSONReady(probe: (String) -> [String]) async throws {
-        for attempt in 0..<10 {
-            let id = "probe-\(attempt)"
-            let result = try await storectl.run(probe(id))
-            guard result.succeeded else { throw WatcherTimeout(description: "probe failed: \(result)") }
-            if await poll(within: 1, { completeLines.contains { $0.contains("\"\(id)\"") } }) { return }
-        }
-        throw WatcherTimeout(description: "the watcher never printed a probe; stdout:\n\(stdout)\nstderr:\n\(stderr)")
-    }
-
-    /// Sends `signal` and waits (up to 10 s) for the exit.
+    /// Sends `signal` and waits for the exit.
     func signal(_ number: Int32) async throws -> WatcherExit {
-        sendSignal(number, to: process.processIdentifier)
-        guard await poll(within: 10, { exited != nil }) else {
-            throw WatcherTimeout(description: "still running 10 s after signal \(number); stdout:\n\(stdout)\nstderr:\n\(stderr)")
+        process.send(number)
+        guard let status = await process.waitForExit(within: .seconds(60)) else {
+            throw WatcherTimeout(description: "still running 60 s after signal \(number); stdout:\n\(stdout)\nstderr:\n\(stderr)")
         }
-        return WatcherExit(status: exited ?? -1, stdout: stdout, stderr: stderr)
+        return WatcherExit(status: status, stdout: stdout, stderr: stderr)
     }
 
-    /// SIGINT through `Process.interrupt()`, then waits for the exit.
+    /// SIGINT, then waits for the exit.
     func interrupt() async throws -> WatcherExit {
-        process.interrupt()
-        guard await poll(within: 10, { exited != nil }) else {
-            throw WatcherTimeout(description: "still running 10 s after SIGINT; stdout:\n\(stdout)\nstderr:\n\(stderr)")
-        }
-        return WatcherExit(status: exited ?? -1, stdout: stdout, stderr: stderr)
+        try await signal(SIGINT)
     }
 
-    /// SIGKILL if it still runs.
+    /// Kills it if it still runs.
     func kill() {
-        if exited == nil && process.isRunning { sendSignal(SIGKILL, to: process.processIdentifier) }
+        process.send(SIGKILL)
     }
-}
-
-private func sendSignal(_ number: Int32, to pid: Int32) {
-    _ = kill(pid, number)
 }

@@ -58,18 +58,34 @@ extension Store {
     /// or in another process on the same file.
     ///
     /// Protocol: emits one `ChangeBatch` per committed transaction (never for a rolled-back
-    /// one), from the moment of the call on; never fails; finishes when the consuming task is
-    /// cancelled or the store is closed; cancelling removes its registration.
+    /// one): every transaction this process commits after the call, and every one another
+    /// process commits once the stream's start is read, a moment after the call (use
+    /// `changesFromNow(of:)` to wait for that moment); never fails; finishes when the consuming
+    /// task is cancelled or the store is closed; cancelling removes its registration.
     public func changes(of kinds: Set<RecordKind> = Set(RecordKind.allCases)) -> AsyncStream<ChangeBatch> {
-        AsyncStream { continuation in
-            let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
-            // Subscribed here, not in the task below, so that a commit right after this call is seen.
-            let id = changeMonitor.subscribe(
-                deliver: { batch in
-                    let relevant = batch.changes.filter { kinds.contains($0.kind) }
-                    if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
-                },
-                finish: { sink.finish() })
+        changeStream(of: kinds, readsStart: true).stream
+    }
+
+    /// `changes(of:)`, returned once the stream's start is read: every transaction committed
+    /// after this returns, by this process or any other on the same file, is emitted. Same
+    /// protocol otherwise. (`storectl watch` says "watching" only then.)
+    public func changesFromNow(of kinds: Set<RecordKind> = Set(RecordKind.allCases)) async -> AsyncStream<ChangeBatch> {
+        let (stream, id) = changeStream(of: kinds, readsStart: false)
+        if let id { await changeMonitor.readStart(id, of: self) }
+        return stream
+    }
+
+    private func changeStream(of kinds: Set<RecordKind>, readsStart: Bool) -> (stream: AsyncStream<ChangeBatch>, id: Int?) {
+        let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
+        // Subscribed here, not in the task below, so that a commit right after this call is seen.
+        let id = changeMonitor.subscribe(
+            readsStart: readsStart,
+            deliver: { batch in
+                let relevant = batch.changes.filter { kinds.contains($0.kind) }
+                if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
+            },
+            finish: { sink.finish() })
+        let stream = AsyncStream<ChangeBatch> { continuation in
             guard let id else { return continuation.finish() }
             let task = Task {
                 defer { changeMonitor.unsubscribe(id) }
@@ -81,6 +97,7 @@ extension Store {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+        return (stream, id)
     }
 
     /// Live subscriptions to this store's changes (for tests that check nothing leaks).

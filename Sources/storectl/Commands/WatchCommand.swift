@@ -22,13 +22,16 @@ struct WatchCommand: AsyncParsableCommand {
         let opened = try await store.open()
         let kinds: Set<RecordKind> = kind.map { [$0] } ?? Set(RecordKind.allCases)
         let json = json
+        // Subscribed, and its start read, before "watching" is printed: every change committed
+        // after that line, by any process, is printed.
+        let changes = await opened.changesFromNow(of: kinds)
         let watching = Task {
-            for await batch in opened.changes(of: kinds) {
+            for await batch in changes {
                 for change in batch.changes { Output.print(Self.line(change, json: json)) }
             }
         }
         let signals = await Self.onInterrupt { watching.cancel() }
-        if !json { Output.printError("watching \(store.resolvedPath) for changes; Ctrl-C to stop") }
+        Output.printError("watching \(store.resolvedPath) for changes; Ctrl-C to stop")
         await watching.value
         signals.forEach { $0.cancel() }
         await opened.close()
