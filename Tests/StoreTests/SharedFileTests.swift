@@ -43,7 +43,7 @@ struct SharedFileTests {
                     try await writer.write { db -> Bool in
                         try db.frameworks.insert(Fixtures.framework("pending"))
                         inserted.signal()
-                        return release.wait(timeout: .now() + 10) == .success
+                        return release.wait(timeout: .now() + 60) == .success
                     }
                 }
                 #expect(await wait(for: inserted))

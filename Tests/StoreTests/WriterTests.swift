@@ -70,7 +70,7 @@ struct WriterTests {
                     inserted.signal()
                     // Keep the transaction open until the test has read; true if it was told to go
                     // on, false if the reads never came back (they were waiting for this write).
-                    return release.wait(timeout: .now() + 10) == .success
+                    return release.wait(timeout: .now() + 60) == .success
                 }
             }
             #expect(await wait(for: inserted))
@@ -90,8 +90,8 @@ struct WriterTests {
         try await withTemporaryStore { store, _ throws in
             // Two reads that each wait for the other: they finish only if they run at once.
             let first = DispatchSemaphore(value: 0), second = DispatchSemaphore(value: 0)
-            async let a: Bool = store.read { _ in first.signal(); return second.wait(timeout: .now() + 10) == .success }
-            async let b: Bool = store.read { _ in second.signal(); return first.wait(timeout: .now() + 10) == .success }
+            async let a: Bool = store.read { _ in first.signal(); return second.wait(timeout: .now() + 60) == .success }
+            async let b: Bool = store.read { _ in second.signal(); return first.wait(timeout: .now() + 60) == .success }
             let (bothA, bothB) = try await (a, b)
             #expect(bothA && bothB)
         }
@@ -110,7 +110,7 @@ struct WriterTests {
                 }
             }
             // Asked to close while the 5 writes wait behind the held one.
-            while store.writer.queuedWrites < 5 { try await Task.sleep(for: .milliseconds(1)) }
+            #expect(await eventually { store.writer.queuedWrites >= 5 })
             let closing = Task { await store.close() }
             try await held.release(once: 5)
             await closing.value

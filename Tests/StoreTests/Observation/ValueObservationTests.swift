@@ -127,7 +127,7 @@ struct ValueObservationTests {
 
             // Hold the writer so that the next two writes queue up and share one transaction.
             let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            let hold = Task { try await store.write { _ in holding.signal(); _ = release.wait(timeout: .now() + 5) } }
+            let hold = Task { try await store.write { _ in holding.signal(); _ = release.wait(timeout: .now() + 60) } }
             #expect(await wait(for: holding))
             let bad = Task {
                 try await store.write { db in
@@ -136,7 +136,8 @@ struct ValueObservationTests {
                 }
             }
             let good = Task { try await store.frameworks.insert(Fixtures.framework("good")) }
-            try await Task.sleep(for: .milliseconds(100))
+            // Both wait behind the held write, so they share its successor's transaction.
+            #expect(await eventually { store.writer.queuedWrites == 2 })
             release.signal()
             try await withObservationDeadline(5, "the writes") {
                 try await hold.value

@@ -16,7 +16,7 @@ struct HeldWriter {
             try await store.write { db in
                 try db.frameworks.insert(Fixtures.framework("holder"))
                 holding.signal()
-                _ = release.wait(timeout: .now() + 10)
+                _ = release.wait(timeout: .now() + 60)
             }
         }
         self.store = store
@@ -24,12 +24,9 @@ struct HeldWriter {
         #expect(await wait(for: holding))
     }
 
-    /// Lets the holding write commit once `queued` writes wait behind it (or 10 s have passed).
+    /// Lets the holding write commit once `queued` writes wait behind it (or 60 s have passed).
     func release(once queued: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while store.writer.queuedWrites < queued, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+        _ = await eventually { store.writer.queuedWrites >= queued }
         #expect(store.writer.queuedWrites == queued)
         release.signal()
         try await holder.value
