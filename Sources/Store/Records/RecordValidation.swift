@@ -46,5 +46,7 @@ extension Order {
                 throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".quantity", reason: "\(item.quantity) is less than 1")
             }
         }
+        // Prices, quantities, subtotals and the total within bounds (checked, never trapping).
+        _ = try total
     }
 }

@@ -13,7 +13,7 @@ struct OrdersList: AsyncParsableCommand {
         if json { return Output.printJSON(.array(orders.map { $0.jsonValue(includingTotal: true) })) }
         var table = Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3])
         for order in orders {
-            table.append(order.id, Timestamp.format(order.placedAt), String(order.items.count), order.total.description)
+            table.append(order.id, Timestamp.format(order.placedAt), String(order.items.count), try order.total.description)
         }
         Output.print(table.render())
     }
