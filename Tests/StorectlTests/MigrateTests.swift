@@ -113,4 +113,16 @@ struct MigrateTests {
         expectFailure(try await storectl("frameworks", "list", "--db", path), mentioning: [path])
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("not a database"), "left unchanged")
     }
+
+    // Issue 12, item 10.
+    @Test("migrate --dry-run reports an unknown or an edited migration and exits 1, like every other command")
+    func dryRunReportsRefusal() async throws {
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
+        _ = try await sqlite3(storectl.db, "INSERT INTO schema_migrations VALUES (9999, 'from_the_future', 'abc', '2030-01-01T00:00:00Z')")
+        expectFailure(try await storectl("migrate", "--dry-run"), status: 1, mentioning: [storectl.db, "9999_from_the_future"])
+        expectFailure(try await storectl("migrate"), status: 1, mentioning: ["9999_from_the_future"])
+        _ = try await sqlite3(storectl.db, "DELETE FROM schema_migrations WHERE version = 9999; UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
+        expectFailure(try await storectl("migrate", "--dry-run"), status: 1, mentioning: [storectl.db, "modified"])
+    }
 }

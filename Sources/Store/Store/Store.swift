@@ -133,6 +133,16 @@ public final class Store: Sendable {
         return try await writer.exclusive { try migrator.migrate($0) }
     }
 
+    /// The migrations `migrate()` would apply, changing nothing; throws as `migrate()` does for a
+    /// database with a modified or unknown migration.
+    public func pendingMigrations() async throws -> [MigrationStatus] {
+        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        return try await writer.exclusive { db in
+            try migrator.verifyOnly(db)
+            return try migrator.status(db).filter { $0.state == .pending }
+        }
+    }
+
     /// The state of every migration known to this build or recorded in the database.
     public func migrationStatus() async throws -> [MigrationStatus] {
         let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)

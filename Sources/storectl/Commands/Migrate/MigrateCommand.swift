@@ -17,7 +17,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let opened = try await store.open { $0.migrateOnOpen = false }
         try await withStoreErrors(path) {
             if dryRun {
-                let pending = try await opened.migrationStatus().filter { $0.state == .pending }
+                let pending = try await opened.pendingMigrations()
                 if pending.isEmpty {
                     Output.print("\(path): up to date; nothing to apply")
                 } else {
