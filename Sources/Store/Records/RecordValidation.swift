@@ -20,6 +20,12 @@ enum RecordValidation {
     }
 }
 
+extension RecordKind {
+    /// Why `id` cannot be a record's id (empty, or longer than 200 characters), or nil: for
+    /// callers that check arguments before opening a store.
+    public static func idProblem(_ id: String) -> String? { RecordValidation.problem(withID: id) }
+}
+
 extension Framework {
     func validate() throws { try RecordValidation.check(.framework, id: id) }
 }
