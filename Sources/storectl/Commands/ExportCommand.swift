@@ -26,7 +26,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let pages = try await withStoreErrors(store.resolvedPath) {
             try await opened.exportFeedPages(pageSize: pageSize, includingImageData: !noImageData)
         }

@@ -12,7 +12,7 @@ struct ImagesGet: AsyncParsableCommand {
     @Option(help: "Write to this file instead of stdout.") var out: String?
 
     func run() async throws {
-        let opened = try await cache.open(store)
+        let opened = try await cache.open(store, existing: true)
         let image = try await withStoreErrors(store.resolvedPath) {
             guard let image = try await opened.images.get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
             return image

@@ -14,7 +14,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = store.resolvedPath
-        let opened = try await store.open { $0.migrateOnOpen = false }
+        let opened = try await store.open(existing: dryRun) { $0.migrateOnOpen = false }
         try await withStoreErrors(path) {
             if dryRun {
                 let pending = try await opened.pendingMigrations()

@@ -16,6 +16,7 @@ struct OrdersAdd: AsyncParsableCommand {
     var items: [String] = []
 
     func validate() throws {
+        if let problem = RecordKind.idProblem(id) { throw ValidationError("--id: \(problem)") }
         if items.isEmpty { throw ValidationError("an order needs at least one --item NAME:PRICE:AISLE[:QTY]") }
         let parsed = try items.enumerated().map { try Self.parseItem($1, index: $0) }
         if (try? Order(id: id, placedAt: Date(), items: parsed).total) == nil {

@@ -9,7 +9,7 @@ struct OrdersShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped order, with its total, as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let order = try await withStoreErrors(store.resolvedPath) {
             guard let order = try await opened.orders.find(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
             return order
