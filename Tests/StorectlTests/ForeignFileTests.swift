@@ -44,6 +44,18 @@ struct ForeignFileTests {
         #expect(try await sqlite3(other, "SELECT name FROM frameworks") == "mine")
     }
 
+    @Test("a short file that is not SQLite (1 byte: SQLite would take it for an empty database) is refused unchanged")
+    func shortFileRefused() async throws {
+        let storectl = try Storectl()
+        for bytes in [[0x78], Array("my notes\n".utf8)] {
+            let path = try storectl.directory.write(Data(bytes), to: "notes-\(bytes.count).txt")
+            for command in [["frameworks", "list"], ["migrate"], ["orders", "add", "--id", "o", "--item", "A:1:1"]] {
+                expectFailure(try await storectl.run(["--db", path] + command), status: 1, mentioning: [path, "not a SQLite database"])
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "\(command) changed \(path)")
+            }
+        }
+    }
+
     @Test("a file with another application_id is refused, even without tables")
     func otherApplicationIDRefused() async throws {
         let storectl = try Storectl()

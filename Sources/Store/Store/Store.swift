@@ -100,6 +100,7 @@ public final class Store: Sendable {
                 }
             }
             try createFileIfMissing(path)
+            try StoreFile.checkHeader(path)
             return try Store(opening: path, configuration: configuration)
         }
     }

@@ -21,6 +21,18 @@ enum StoreFile {
         }
     }
 
+    /// Refuses a file that is neither empty nor a SQLite database by its first 16 bytes. SQLite
+    /// itself takes a file shorter than a page for an empty database and would write a store
+    /// over it (a 1-byte file became a 94 KB store).
+    static func checkHeader(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return } // SQLite will say why
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
+            throw StoreError.notAStore(path: path, reason: "it is not a SQLite database")
+        }
+    }
+
     /// Throws `StoreError.notAStore` unless `database` is a store, a store of an earlier
     /// version, or empty. Only reads (no transaction is left open, the journal mode is not
     /// touched), so a refused file stays byte-identical.
