@@ -67,6 +67,11 @@ struct StoreOptions: ParsableArguments {
             let opened = try await Store.open(at: path, configuration: configuration)
             await OpenStores.shared.register(opened)
             return opened
+        } catch let error as StoreError {
+            switch error {
+            case .notAStore, .storeNotFound, .cannotOpen: throw CLIError("\(error)") // these name the path already
+            default: throw CLIError("\(path): \(error)")
+            }
         } catch {
             throw CLIError("\(path): \(error)")
         }
