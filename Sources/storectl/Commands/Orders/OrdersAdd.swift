@@ -6,7 +6,10 @@ struct OrdersAdd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: "Add an order; its id must be new.",
-        discussion: "Each --item is NAME:PRICE:AISLE[:QTY], e.g. --item Milk:2.49:3:2. PRICE is exact, at most two decimals."
+        discussion: """
+            Each --item is NAME:PRICE:AISLE[:QTY], e.g. --item Milk:2.49:3:2. PRICE is exact, at most two decimals; \
+            prices, subtotals (PRICE x QTY) and the order's total are at most 10000000000.00, QTY 1 to 1000000.
+            """
     )
 
     @OptionGroup var store: StoreOptions
