@@ -56,7 +56,7 @@ public enum OutputFile {
         var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
-        let temporary = String(cString: template)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var failure: Int32 = 0
         // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
         // of the file it replaces.
