@@ -8,7 +8,9 @@ struct Storectl: AsyncParsableCommand {
         discussion: """
             The store is a SQLite file: --db PATH, else $STORECTL_DB, else \
             $XDG_DATA_HOME/storectl/store.sqlite, else ~/.local/share/storectl/store.sqlite. \
-            It is created (mode 0600) and migrated on first use.
+            It is created (mode 0600) and migrated on first use; a command that only reads refuses \
+            a --db or $STORECTL_DB file that does not exist, and every command refuses a SQLite \
+            file of another application, leaving it unchanged.
             """,
         version: "0.1.0",
         subcommands: [

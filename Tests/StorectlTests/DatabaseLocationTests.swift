@@ -74,7 +74,8 @@ struct DatabaseLocationTests {
         expectSuccess(try await storectl.run(["frameworks", "add", "--db", path] + Self.add))
         #expect(exists(path))
         #expect(!exists(storectl.db), "STORECTL_DB's file must not be created when --db is given")
-        #expect(try await ids(storectl, ["frameworks", "list", "--json"]) == [])
+        expectFailure(try await storectl("frameworks", "list", "--json"), status: 1, mentioning: [storectl.db, "does not exist"])
+        #expect(!exists(storectl.db), "a read does not create STORECTL_DB's file either")
         #expect(try await ids(storectl, ["frameworks", "list", "--json", "--db", path]) == ["f1"])
     }
 
@@ -101,8 +102,9 @@ struct DatabaseLocationTests {
         #expect(!exists(homeDefault(storectl)))
         #expect(try await ids(storectl, ["frameworks", "list", "--json"], environment: environment) == ["f1"])
         #expect(try await ids(storectl, ["frameworks", "list", "--json", "--db", xdgDefault(storectl)]) == ["f1"])
-        // An empty STORECTL_DB counts as unset.
-        #expect(try await ids(storectl, ["frameworks", "list", "--json"], environment: ["STORECTL_DB": ""]) == ["f1"])
+        // An empty STORECTL_DB is a mistake, not the default store.
+        expectFailure(try await storectl("frameworks", "list", "--json", environment: ["STORECTL_DB": ""]), status: exitUsage,
+                      mentioning: ["STORECTL_DB"])
     }
 
     @Test("default without XDG_DATA_HOME (unset or empty): ~/.local/share/storectl/store.sqlite")

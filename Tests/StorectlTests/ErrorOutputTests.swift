@@ -55,6 +55,7 @@ struct ErrorOutputTests {
     @Test("errors go to stderr only, with a non-zero exit", arguments: ErrorOutputTests.cases)
     func errorGoesToStderr(_ testCase: Case) async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
         for setup in testCase.setup { expectSuccess(try await storectl.run(setup)) }
         let result = try await storectl.run(testCase.arguments)
         expectFailure(result, status: testCase.status, mentioning: testCase.mentions)

@@ -66,6 +66,7 @@ struct EventsTests {
     @Test("dates that do not exist are refused, naming --date", arguments: ["2026-02-30", "2026-02-29", "2026-13-01", "2026-6-1", "tomorrow"])
     func invalidDate(date: String) async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
         let result = try await storectl("events", "add", "--id", "bad", "--title", "T", "--date", date)
         expectFailure(result, status: exitUsage, mentioning: ["--date", "'\(date)'"])
         expectFailure(try await storectl("events", "list", "--date", date), status: exitUsage, mentioning: ["--date"])

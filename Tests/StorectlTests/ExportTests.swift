@@ -99,6 +99,7 @@ struct ExportTests {
     @Test("an empty store exports empty arrays")
     func empty() async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
         let feed = try JSON.object(expectSuccess(try await storectl("export")).stdout)
         #expect(JSON.integer(feed["version"]) == 1)
         for kind in ["frameworks", "orders", "events", "images"] {
@@ -109,6 +110,7 @@ struct ExportTests {
     @Test("--out into a missing folder fails naming the path")
     func unwritable() async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
         let path = storectl.directory.file("no/such/folder/feed.json")
         expectFailure(try await storectl("export", "--out", path), mentioning: [path])
     }

@@ -61,6 +61,7 @@ struct FrameworksTests {
     @Test("an empty store lists [] as JSON")
     func emptyList() async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
         let list = try JSON.parse(expectSuccess(try await storectl("frameworks", "list", "--json")).stdout)
         #expect((list as? [Any])?.isEmpty == true)
     }
@@ -152,6 +153,7 @@ struct FrameworksTests {
     @Test("add without a required option is a usage error")
     func missingOption() async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
         expectFailure(try await storectl("frameworks", "add", "--id", "x", "--name", "X"), status: exitUsage, mentioning: ["--image-name"])
         // Nothing was written.
         #expect(try JSON.array(try await storectl("frameworks", "list", "--json").stdout).isEmpty)

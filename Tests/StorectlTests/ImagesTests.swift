@@ -152,6 +152,7 @@ struct ImagesTests {
     @Test("STORECTL_IMAGE_BUDGET sets the budget; --budget wins")
     func budgetEnvironment() async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
         let env: [String: String?] = ["STORECTL_IMAGE_BUDGET": "1KiB"]
         let stats = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json", environment: env)).stdout)
         #expect(JSON.integer(stats["budgetBytes"]) == 1024)

@@ -25,7 +25,7 @@ struct MigrateTests {
     @Test("--dry-run on a fresh file lists every migration as 'would apply' and creates no tables")
     func dryRun() async throws {
         let storectl = try Storectl()
-        let db = storectl.directory.file("fresh.sqlite")
+        let db = try storectl.directory.write(Data(), to: "fresh.sqlite") // empty: a new store
         let result = expectSuccess(try await storectl("migrate", "--dry-run", "--db", db))
         let afterDryRun = try await tableCount(db)
         #expect(afterDryRun == 0, "a dry run changes nothing")
@@ -42,7 +42,7 @@ struct MigrateTests {
     @Test("migrate applies each migration once, then reports up to date")
     func migrate() async throws {
         let storectl = try Storectl()
-        let db = storectl.directory.file("fresh.sqlite")
+        let db = try storectl.directory.write(Data(), to: "fresh.sqlite") // empty: a new store
         let expected = identifiers(try await status(storectl, db))
 
         let first = expectSuccess(try await storectl("migrate", "--db", db))
@@ -62,7 +62,7 @@ struct MigrateTests {
     @Test("any other command migrates a fresh store on first use")
     func migrateOnFirstUse() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("events", "list"))
+        expectSuccess(try await storectl("events", "add", "--id", "e", "--title", "t", "--date", "2026-06-08"))
         let statuses = try await status(storectl, storectl.db)
         #expect(!statuses.isEmpty && statuses.allSatisfy { $0["state"] as? String == "applied" })
         #expect(expectSuccess(try await storectl("migrate")).output.contains("up to date"))
@@ -71,7 +71,7 @@ struct MigrateTests {
     @Test("migrate status and status --json: pending before, applied after")
     func status() async throws {
         let storectl = try Storectl()
-        let db = storectl.directory.file("fresh.sqlite")
+        let db = try storectl.directory.write(Data(), to: "fresh.sqlite") // empty: a new store
         let before = try await status(storectl, db)
         #expect(identifiers(before).starts(with: Self.known))
         for entry in before {
@@ -112,5 +112,17 @@ struct MigrateTests {
         expectFailure(try await storectl("migrate", "--db", path), mentioning: [path])
         expectFailure(try await storectl("frameworks", "list", "--db", path), mentioning: [path])
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("not a database"), "left unchanged")
+    }
+
+    // Issue 12, item 10.
+    @Test("migrate --dry-run reports an unknown or an edited migration and exits 1, like every other command")
+    func dryRunReportsRefusal() async throws {
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
+        _ = try await sqlite3(storectl.db, "INSERT INTO schema_migrations VALUES (9999, 'from_the_future', 'abc', '2030-01-01T00:00:00Z')")
+        expectFailure(try await storectl("migrate", "--dry-run"), status: 1, mentioning: [storectl.db, "9999_from_the_future"])
+        expectFailure(try await storectl("migrate"), status: 1, mentioning: ["9999_from_the_future"])
+        _ = try await sqlite3(storectl.db, "DELETE FROM schema_migrations WHERE version = 9999; UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
+        expectFailure(try await storectl("migrate", "--dry-run"), status: 1, mentioning: [storectl.db, "modified"])
     }
 }

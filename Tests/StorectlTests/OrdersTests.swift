@@ -129,6 +129,7 @@ struct OrdersTests {
     ])
     func badItem(item: String, problem: String) async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
         let result = try await storectl("orders", "add", "--id", "bad", "--item", "Good:1.00:1", "--item", item)
         expectFailure(result, status: exitUsage, mentioning: ["--item #2", "'\(item)'", problem])
         // Nothing was stored.
@@ -143,6 +144,7 @@ struct OrdersTests {
     ])
     func badOrder(arguments: [String]) async throws {
         let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
         let result = try await storectl.run(arguments)
         expectFailure(result, status: exitUsage, mentioning: [arguments.count > 4 ? "--placed-at" : "--item"])
         #expect(try JSON.array(try await storectl("orders", "list", "--json").stdout).isEmpty)

@@ -22,14 +22,15 @@ extension OrderItem {
 }
 
 extension Order {
-    /// The feed's order shape; with `includingTotal`, also `total` (the exact sum).
+    /// The feed's order shape; with `includingTotal`, also `total` (the exact sum; left out if
+    /// it is out of bounds, which an order read from a store never is).
     public func jsonValue(includingTotal: Bool = false) -> JSONValue {
         var members = [
             JSONMember("id", .string(id)),
             JSONMember("placedAt", .string(Timestamp.format(placedAt))),
             JSONMember("items", .array(items.map(\.jsonValue))),
         ]
-        if includingTotal { members.append(JSONMember("total", .number(total.description))) }
+        if includingTotal, let total = try? total { members.append(JSONMember("total", .number(total.description))) }
         return .object(members)
     }
 }

@@ -233,6 +233,10 @@ struct FeedValidator {
                 if let item = item(element, at: "\(path()).items[\(index)]") { parsed.append(item) } else { valid = false }
             }
             if valid && !elements.isEmpty { items = parsed }
+            if let parsed = items, (try? Order(id: "", placedAt: Date(), items: parsed).total) == nil {
+                problem(path() + ".items", "the order's total is more than the maximum amount \(Money.maximum)")
+                items = nil
+            }
         case let other?: problem(path() + ".items", "expected an array, found \(other.typeDescription)")
         }
         guard let id, let placedAt, let items else { return nil }
@@ -247,17 +251,25 @@ struct FeedValidator {
         switch value["price"] {
         case nil: problem(path() + ".price", "is required")
         case .number(let text)?:
-            price = Money.parseCents(text).map(Money.init(minorUnits:))
-            if price == nil {
+            switch Money.parseAmount(text) {
+            case .cents(let cents) where cents <= Money.maximum.minorUnits: price = Money(minorUnits: cents)
+            case .cents, .tooLarge:
+                problem(path() + ".price", "\(text.prefix(40)) is too large: at most \(Money.maximum)")
+            case .invalid:
                 problem(path() + ".price", "\(text) is not an amount of money: at least 0, at most 2 fraction digits")
             }
         case let other?: problem(path() + ".price", "expected a number, found \(describe(other))")
         }
         let aisle = integer(value, "aisle", at: path(), minimum: 0, required: true)
-        let quantity = integer(value, "quantity", at: path(), minimum: 1, required: false)
+        let quantity = integer(value, "quantity", at: path(), minimum: 1, maximum: OrderItem.maximumQuantity, required: false)
         guard let name, let price, let aisle else { return nil }
         if value["quantity"] != nil && quantity == nil { return nil }
-        return OrderItem(itemName: name, price: price, aisle: aisle, quantity: quantity ?? 1)
+        let item = OrderItem(itemName: name, price: price, aisle: aisle, quantity: quantity ?? 1)
+        if let reason = item.amountProblem {
+            problem(path(), reason)
+            return nil
+        }
+        return item
     }
 
     private mutating func event(_ value: JSONValue, at path: @autoclosure () -> String, location: KeyLocation) -> Event? {
@@ -385,12 +397,19 @@ struct FeedValidator {
         return nil
     }
 
-    private mutating func integer(_ value: JSONValue, _ field: String, at path: @autoclosure () -> String, minimum: Int, required: Bool) -> Int? {
+    private mutating func integer(_ value: JSONValue, _ field: String, at path: @autoclosure () -> String, minimum: Int,
+                                  maximum: Int = .max, required: Bool) -> Int? {
         switch value[field] {
         case nil:
             if required { problem("\(path()).\(field)", "is required (an integer of at least \(minimum))") }
         case .number(let text)?:
-            if let number = Int(text), number >= minimum { return number }
+            let number = Int(text)
+            if let number, number >= minimum, number <= maximum { return number }
+            let digitsOnly = !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            if number.map({ $0 > maximum }) ?? digitsOnly {
+                problem("\(path()).\(field)", "\(text.prefix(40)) is too large: at most \(maximum)")
+                return nil
+            }
             problem("\(path()).\(field)", "\(text.prefix(40)) is not an integer of at least \(minimum)")
         case let other?: problem("\(path()).\(field)", "expected an integer, found \(describe(other))")
         }

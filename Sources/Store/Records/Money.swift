@@ -10,6 +10,12 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static let zero = Money(minorUnits: 0)
 
+    /// The largest price, item subtotal (price x quantity) or order total the store accepts:
+    /// 10000000000.00 (10^12 cents). With quantities of at most `OrderItem.maximumQuantity`
+    /// (10^6), a subtotal of amounts within bounds is at most 10^18 cents and a running total
+    /// at most 10^12 + 10^18, so every step fits in Int64 before it is checked.
+    public static let maximum = Money(minorUnits: 1_000_000_000_000)
+
     /// Parses a plain decimal such as `2.49`, `3`, `0.1` or `1e2`: at least 0, at most two
     /// fraction digits. Nil for anything else (`0.125`, `-1`, `abc`, `1e999`).
     public init?(_ text: String) {
@@ -30,19 +36,48 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static func < (lhs: Money, rhs: Money) -> Bool { lhs.minorUnits < rhs.minorUnits }
 
-    /// Adds, trapping on overflow (more than 92 quadrillion).
+    /// Adds, trapping on overflow (more than 92 quadrillion). The store itself uses `adding(_:)`.
     public static func + (lhs: Money, rhs: Money) -> Money { Money(minorUnits: lhs.minorUnits + rhs.minorUnits) }
 
+    /// Multiplies, trapping on overflow. The store itself uses `multiplied(by:)`.
     public static func * (lhs: Money, rhs: Int) -> Money { Money(minorUnits: lhs.minorUnits * Int64(rhs)) }
+
+    /// The sum, or nil if it does not fit in Int64.
+    public func adding(_ other: Money) -> Money? {
+        let (sum, overflow) = minorUnits.addingReportingOverflow(other.minorUnits)
+        return overflow ? nil : Money(minorUnits: sum)
+    }
+
+    /// The amount times `factor`, or nil if it does not fit in Int64.
+    public func multiplied(by factor: Int) -> Money? {
+        let (product, overflow) = minorUnits.multipliedReportingOverflow(by: Int64(factor))
+        return overflow ? nil : Money(minorUnits: product)
+    }
+
+    /// What a decimal text is as an amount.
+    public enum ParsedAmount: Sendable, Equatable {
+        case cents(Int64)
+        /// A plain non-negative decimal exact to the cent, but more cents than Int64 holds.
+        case tooLarge
+        /// Not a non-negative decimal with at most two fraction digits.
+        case invalid
+    }
 
     /// Cents of a JSON-number-shaped decimal, or nil if negative, not exact to the cent, or too large.
     static func parseCents(_ text: String) -> Int64? {
+        if case .cents(let cents) = parseAmount(text) { return cents }
+        return nil
+    }
+
+    /// Parses a JSON-number-shaped decimal, telling an amount too large for Int64 from one that
+    /// is not an amount at all.
+    public static func parseAmount(_ text: String) -> ParsedAmount {
         var utf8 = Substring(text).utf8[...]
-        guard !utf8.isEmpty else { return nil }
+        guard !utf8.isEmpty else { return .invalid }
         if utf8.first == UInt8(ascii: "-") {
             // -0 and -0.00 are zero; any other negative is refused.
             utf8 = utf8.dropFirst()
-            guard !utf8.isEmpty, utf8.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") }) else { return nil }
+            guard !utf8.isEmpty, utf8.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") }) else { return .invalid }
         }
         var integerDigits: [UInt8] = []
         var fractionDigits: [UInt8] = []
@@ -58,33 +93,36 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
                 part = 1
             case UInt8(ascii: "e"), UInt8(ascii: "E"):
                 let rest = String(decoding: utf8[utf8.index(after: index)...], as: UTF8.self)
-                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), abs(value) < 1000 else { return nil }
+                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest) else { return .invalid }
+                // 1e999 is an amount, only far too large; any nonzero digit shifted that far is.
+                if value >= 1000, (integerDigits + fractionDigits).contains(where: { $0 != 0 }) { return .tooLarge }
+                guard abs(value) < 1000 else { return .invalid }
                 exponent = value
                 index = utf8.endIndex
                 continue
             default:
-                return nil
+                return .invalid
             }
             index = utf8.index(after: index)
         }
-        guard !integerDigits.isEmpty || !fractionDigits.isEmpty else { return nil }
+        guard !integerDigits.isEmpty || !fractionDigits.isEmpty else { return .invalid }
         // Shift the decimal point by the exponent, then require at most two fraction digits.
         var digits = integerDigits + fractionDigits
         var pointPosition = integerDigits.count + exponent
         while pointPosition > digits.count { digits.append(0) }
         while pointPosition < 0 { digits.insert(0, at: 0); pointPosition += 1 }
         let fraction = digits[pointPosition...].reversed().drop(while: { $0 == 0 })
-        guard fraction.count <= 2 else { return nil }
+        guard fraction.count <= 2 else { return .invalid }
         var cents: Int64 = 0
         let wanted = Array(digits[..<pointPosition]) + Array(digits[pointPosition...].prefix(2))
             + Array(repeating: 0, count: max(0, 2 - (digits.count - pointPosition)))
         for digit in wanted {
             let (shifted, overflow1) = cents.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit))
-            guard !overflow1, !overflow2 else { return nil }
+            guard !overflow1, !overflow2 else { return .tooLarge }
             cents = sum
         }
-        return cents
+        return .cents(cents)
     }
 }
 

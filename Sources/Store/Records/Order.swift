@@ -14,8 +14,29 @@ public struct Order: Sendable, Codable, Equatable, Hashable, Identifiable {
         self.items = items
     }
 
-    /// The exact sum of every item's price times its quantity.
-    public var total: Money { items.reduce(.zero) { $0 + $1.subtotal } }
+    /// The exact sum of every item's price times its quantity, in checked arithmetic: a price,
+    /// subtotal or total beyond `Money.maximum` (or a quantity beyond
+    /// `OrderItem.maximumQuantity`) throws `StoreError.invalidRecord` naming the item, never traps.
+    public var total: Money {
+        get throws {
+            var sum = Money.zero
+            for (index, item) in items.enumerated() {
+                let field = "items[\(index)]"
+                if let reason = item.amountProblem {
+                    throw StoreError.invalidRecord(kind: .order, key: id, field: field, reason: reason)
+                }
+                // Both fit: the subtotal is at most 10^18 cents, the sum at most 10^12 + 10^18.
+                guard let subtotal = item.price.multiplied(by: item.quantity), let next = sum.adding(subtotal),
+                      next <= Money.maximum else {
+                    throw StoreError.invalidRecord(
+                        kind: .order, key: id, field: "total",
+                        reason: "the total is more than the maximum amount \(Money.maximum)")
+                }
+                sum = next
+            }
+            return sum
+        }
+    }
 }
 
 /// One line of an order.
@@ -32,7 +53,32 @@ public struct OrderItem: Sendable, Codable, Equatable, Hashable {
         self.quantity = quantity
     }
 
-    public var subtotal: Money { price * quantity }
+    /// The most of one item an order may hold.
+    public static let maximumQuantity = 1_000_000
+
+    /// The price times the quantity, in checked arithmetic; throws `StoreError.invalidRecord` if
+    /// the price, the quantity or their product is beyond the bounds (`Money.maximum`,
+    /// `maximumQuantity`).
+    public var subtotal: Money {
+        get throws {
+            if let reason = amountProblem {
+                throw StoreError.invalidRecord(kind: .order, key: itemName, field: "subtotal", reason: reason)
+            }
+            return Money(minorUnits: price.minorUnits * Int64(quantity)) // both bounded: at most 10^18
+        }
+    }
+
+    /// Why this item's price, quantity or subtotal is out of bounds, or nil.
+    public var amountProblem: String? {
+        if price.minorUnits < 0 { return "price \(price) is negative" }
+        if price > Money.maximum { return "price \(price) is more than the maximum amount \(Money.maximum)" }
+        if quantity < 1 { return "quantity \(quantity) is less than 1" }
+        if quantity > Self.maximumQuantity { return "quantity \(quantity) is more than the maximum \(Self.maximumQuantity)" }
+        if price.minorUnits * Int64(quantity) > Money.maximum.minorUnits {
+            return "subtotal \(price) x \(quantity) is more than the maximum amount \(Money.maximum)"
+        }
+        return nil
+    }
 
     private enum CodingKeys: String, CodingKey { case itemName, price, aisle, quantity }
 

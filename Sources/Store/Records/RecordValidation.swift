@@ -20,6 +20,12 @@ enum RecordValidation {
     }
 }
 
+extension RecordKind {
+    /// Why `id` cannot be a record's id (empty, or longer than 200 characters), or nil: for
+    /// callers that check arguments before opening a store.
+    public static func idProblem(_ id: String) -> String? { RecordValidation.problem(withID: id) }
+}
+
 extension Framework {
     func validate() throws { try RecordValidation.check(.framework, id: id) }
 }
@@ -46,5 +52,7 @@ extension Order {
                 throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".quantity", reason: "\(item.quantity) is less than 1")
             }
         }
+        // Prices, quantities, subtotals and the total within bounds (checked, never trapping).
+        _ = try total
     }
 }

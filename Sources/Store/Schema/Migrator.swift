@@ -33,10 +33,14 @@ struct Migrator: Sendable {
             let records = try db.inTransaction(.deferred) { try recorded(db) }
             if migrations.allSatisfy({ migration in records.contains { $0.version == migration.version } }) {
                 try verify(records)
+                // A store an earlier version made has no application_id yet: claim it once. Not
+                // fatal: such a store on a read-only file still opens for reading.
+                try? StoreFile.claim(db)
                 return []
             }
         }
         try db.inTransaction(.immediate) {
+            try StoreFile.claim(db)
             try db.executeScript("""
                 CREATE TABLE IF NOT EXISTS \(Self.table) (
                     version    INTEGER PRIMARY KEY NOT NULL,

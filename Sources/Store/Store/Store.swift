@@ -34,13 +34,20 @@ public final class Store: Sendable {
     public struct Configuration: Sendable {
         public static let defaultImageCacheBudget = 512 * 1024 * 1024
 
-        /// How long a write waits for another process's write transaction before failing.
-        public var busyTimeout: Duration = .seconds(5)
+        /// How long a write waits for another process's write transaction before failing with
+        /// `StoreError.writeLockTimeout`. 60 s outlasts a large sync in another process (a
+        /// 1,000,000-record, 292 MB feed commits in a few seconds here, so 10x margin on a slower
+        /// disk or a loaded machine), yet a stuck writer still ends in an error, not a hang.
+        public var busyTimeout: Duration = .seconds(60)
         /// The most read connections open at once.
         public var maximumReaders = 4
         /// The image cache's byte budget (default 512 MiB); beyond it, least recently used
         /// entries are evicted.
         public var imageCacheBudget = Configuration.defaultImageCacheBudget
+        /// Create the file (and the store in it) when it does not exist (default). When false,
+        /// opening a missing file throws `StoreError.storeNotFound` and creates nothing: for
+        /// commands that only read.
+        public var createIfMissing = true
         /// Apply pending migrations when opening (default), refusing a database with modified or
         /// unknown migrations. When false, the database is opened as it is: `migrationStatus()`
         /// reports, `migrate()` verifies and applies.
@@ -78,10 +85,22 @@ public final class Store: Sendable {
         changeMonitor.attach(self)
     }
 
-    /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it.
+    /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it. A file
+    /// that is not a store (another application's SQLite database, another file) is refused
+    /// with `StoreError.notAStore` and left unchanged; see `StoreFile`.
     public static func open(at path: String, configuration: Configuration = .init()) async throws -> Store {
         try await onBlockingQueue {
+            try StoreFile.checkNotAFolder(path)
+            if !configuration.createIfMissing {
+                var info = stat()
+                if stat(path, &info) != 0 {
+                    let code = errno
+                    if code == ENOENT { throw StoreError.storeNotFound(path: path) }
+                    throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
+                }
+            }
             try createFileIfMissing(path)
+            try StoreFile.checkHeader(path)
             return try Store(opening: path, configuration: configuration)
         }
     }
@@ -100,7 +119,12 @@ public final class Store: Sendable {
             maximumBatchSize: configuration.maximumWritesPerTransaction, now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
-            if path != nil { try Self.enableWAL(database) }
+            if path != nil {
+                // Before anything is written (WAL mode persists in the file): refuse another
+                // application's database unchanged.
+                try StoreFile.check(database)
+                try Self.enableWAL(database)
+            }
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
@@ -142,6 +166,16 @@ public final class Store: Sendable {
     public func migrate() async throws -> [Migration] {
         let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
         return try await writer.exclusive { try migrator.migrate($0) }
+    }
+
+    /// The migrations `migrate()` would apply, changing nothing; throws as `migrate()` does for a
+    /// database with a modified or unknown migration.
+    public func pendingMigrations() async throws -> [MigrationStatus] {
+        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        return try await writer.exclusive { db in
+            try migrator.verifyOnly(db)
+            return try migrator.status(db).filter { $0.state == .pending }
+        }
     }
 
     /// The state of every migration known to this build or recorded in the database.

@@ -22,6 +22,13 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case cannotOpen(path: String, reason: String)
     /// The store was closed.
     case closed
+    /// Another process held the write lock for longer than the busy timeout.
+    case writeLockTimeout(path: String, waited: Duration)
+    /// The file is a SQLite database of another application (or not SQLite at all): it was
+    /// refused before anything was written to it.
+    case notAStore(path: String, reason: String)
+    /// The store does not exist, and was opened with `createIfMissing` false.
+    case storeNotFound(path: String)
 
     public var description: String {
         switch self {
@@ -45,8 +52,23 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "cannot open the database at \(path): \(reason)"
         case .closed:
             "the store is closed"
+        case .writeLockTimeout(let path, let waited):
+            // SQLite does not say which process holds the lock, nor what it is doing.
+            "another process holds the write lock on \(path); waited \(Self.seconds(waited)) s (the busy timeout) for it"
+        case .notAStore(let path, let reason):
+            "\(path) is not a store: \(reason); refusing to open it (it was left unchanged)"
+        case .storeNotFound(let path):
+            "the store \(path) does not exist"
         }
     }
 
     public var errorDescription: String? { description }
+
+    /// `1`, `0.5`, `60`: a duration in seconds, without trailing zeros.
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return String(seconds) }
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return String(format: "%g", value)
+    }
 }

@@ -87,6 +87,11 @@ struct FeedLoader: Sendable {
     /// Reads a file, refusing it while reading once it exceeds the size cap.
     private func readFile(_ url: URL) throws -> FetchedFeed.Page {
         let path = url.path
+        // A folder opens and "seeks" to a huge end offset: say what it is instead.
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw FeedSourceError.unreadable(path: path, reason: "it is a folder, not a feed file")
+        }
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: url)

@@ -10,33 +10,38 @@ public struct OrderTable {
         _ = try db.query(
             "SELECT order_id, item_name, price_cents, aisle, quantity FROM order_items ORDER BY order_id, position"
         ) { row in
-            itemsByOrder[row.text(0), default: []].append(Self.decodeItem(row, from: 1))
+            let id = row.text(0)
+            let index = itemsByOrder[id]?.count ?? 0
+            itemsByOrder[id, default: []].append(try Self.decodeItem(row, from: 1, order: id, index: index))
         }
-        return headers.map { id, placedAt in
-            Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: itemsByOrder[id] ?? [])
+        return try headers.map { id, placedAt in
+            try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: itemsByOrder[id] ?? []))
         }
     }
 
     public func find(_ id: String) throws -> Order? {
         guard let placedAt = try db.query("SELECT placed_at FROM orders WHERE id = ?", [.text(id)], { $0.int64(0) }).first
         else { return nil }
+        var index = 0
         let items = try db.query(
             "SELECT item_name, price_cents, aisle, quantity FROM order_items WHERE order_id = ? ORDER BY position",
-            [.text(id)]) { Self.decodeItem($0, from: 0) }
-        return Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: items)
+            [.text(id)]) { row in
+            defer { index += 1 }
+            return try Self.decodeItem(row, from: 0, order: id, index: index)
+        }
+        return try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: items))
     }
 
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM orders") { $0.int(0) }[0]
     }
 
-    /// The exact total of an order, summed in integer cents by SQLite; nil if there is no such order.
+    /// The exact total of an order, summed in checked integer cents; nil if there is no such
+    /// order. A stored amount out of bounds (written around the store) throws
+    /// `StoreError.invalidRecord`; SQLite's own sum would turn an overflowing product into a float.
     public func total(_ id: String) throws -> Money? {
-        let rows = try db.query(
-            "SELECT (SELECT 1 FROM orders WHERE id = ?1), coalesce(sum(price_cents * quantity), 0) FROM order_items WHERE order_id = ?1",
-            [.text(id)]) { ($0.isNull(0), $0.int64(1)) }
-        guard let (missing, cents) = rows.first, !missing else { return nil }
-        return Money(minorUnits: cents)
+        guard let order = try find(id) else { return nil }
+        return try order.total
     }
 
     /// Inserts a new order with its items; `StoreError.recordExists` if its id is taken.
@@ -106,9 +111,21 @@ public struct OrderTable {
         }
     }
 
-    private static func decodeItem(_ row: Statement, from column: Int32) -> OrderItem {
-        OrderItem(itemName: row.text(column), price: Money(minorUnits: row.int64(column + 1)),
-                  aisle: row.int(column + 2), quantity: row.int(column + 3))
+    /// An item as stored; an amount out of bounds (only a write around the store can leave
+    /// one) is an error naming the order and item, so nothing computes with it and traps.
+    private static func decodeItem(_ row: Statement, from column: Int32, order id: String, index: Int) throws -> OrderItem {
+        let item = OrderItem(itemName: row.text(column), price: Money(minorUnits: row.int64(column + 1)),
+                             aisle: row.int(column + 2), quantity: row.int(column + 3))
+        if let reason = item.amountProblem {
+            throw StoreError.invalidRecord(kind: .order, key: id, field: "items[\(index)]", reason: reason + " (as stored)")
+        }
+        return item
+    }
+
+    /// The order, once its total is known to be within bounds.
+    private static func checked(_ order: Order) throws -> Order {
+        _ = try order.total
+        return order
     }
 }
 

@@ -39,6 +39,8 @@ actor DatabaseWriter {
     /// Called after each commit that changed records, with the changes.
     private let onCommit: @Sendable ([Change]) -> Void
     private let now: @Sendable () -> Date
+    /// How long BEGIN IMMEDIATE waits for another process's write lock, for the error that says so.
+    private let busyTimeout: Duration
 
     /// Opens the connection and runs `prepare` on it (pragmas, migrations) before any write.
     init(
@@ -53,6 +55,7 @@ actor DatabaseWriter {
         try prepare(database)
         self.database = database
         self.now = now
+        self.busyTimeout = options.busyTimeout
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.willCommit = willCommit
         self.onCommit = onCommit
@@ -136,6 +139,10 @@ actor DatabaseWriter {
     private func run(_ batch: [any PendingWrite], on database: Database) -> [(any Error)?] {
         do {
             try database.execute(literal: "BEGIN IMMEDIATE TRANSACTION")
+        } catch let error as SQLiteError where error.code == SQLiteError.busy {
+            // The busy handler waited the whole timeout: another process kept the write lock.
+            let timeout = StoreError.writeLockTimeout(path: database.path, waited: busyTimeout)
+            return Array(repeating: timeout, count: batch.count)
         } catch {
             return Array(repeating: error, count: batch.count)
         }

@@ -23,34 +23,54 @@ struct ExportCommand: AsyncParsableCommand {
             if pageSize < 1 { throw ValidationError("--page-size: must be at least 1") }
             if out == nil { throw ValidationError("--page-size needs --out FOLDER") }
         }
+        if out?.isEmpty == true { throw ValidationError("--out: the path is empty") }
+        if let out { try checkNotStore(out) }
+    }
+
+    /// Refuses an output path that is the store or one of its files, however it is spelled.
+    private func checkNotStore(_ path: String) throws {
+        if OutputFile.isStore(path, storePath: store.resolvedPath) {
+            throw ValidationError("--out \(path): that is the store \(store.resolvedPath) (or one of its files); choose another path")
+        }
     }
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let pages = try await withStoreErrors(store.resolvedPath) {
             try await opened.exportFeedPages(pageSize: pageSize, includingImageData: !noImageData)
         }
         guard let out else { return Output.writeRaw(Data(pages[0].text.utf8)) }
-        guard pageSize != nil else { return try write(pages[0].text, to: out) }
+        guard pageSize != nil else {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CLIError("\(out): is a folder; name a file, or write pages into it with --page-size N")
+            }
+            return try write([(out, pages[0].text)])
+        }
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
             throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
         }
-        // Pages of an earlier, longer export would be unreachable but confusing: remove them.
+        let files = pages.map { (out + "/" + $0.name, $0.text) }
+        for (path, _) in files { try checkNotStore(path) }
+        try write(files)
+        // Pages of an earlier, longer export would be unreachable but confusing: remove them,
+        // once the new pages are all in place.
         let names = Set(pages.map(\.name))
         let stale = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
             .filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") && !names.contains($0) }
         for name in stale { try? FileManager.default.removeItem(atPath: out + "/" + name) }
-        for page in pages { try write(page.text, to: out + "/" + page.name) }
         Output.printError("wrote \(pages.count) page\(pages.count == 1 ? "" : "s") to \(out)")
     }
 
-    private func write(_ text: String, to path: String) throws {
+    /// Each file through a temporary file renamed into place: a failed export leaves the old
+    /// files whole (see `OutputFile.write`).
+    private func write(_ files: [(path: String, text: String)]) throws {
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try OutputFile.write(files.map { ($0.path, Data($0.text.utf8)) })
         } catch {
-            throw CLIError("\(path): cannot write: \(error.localizedDescription)")
+            throw CLIError("\(error)")
         }
     }
 }

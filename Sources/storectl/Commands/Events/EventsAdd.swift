@@ -10,7 +10,10 @@ struct EventsAdd: AsyncParsableCommand {
     @Option(help: "Its day, YYYY-MM-DD.") var date: String
     @Option(help: "Notes.") var notes: String?
 
-    func validate() throws { _ = try parseDate(date, name: "--date") }
+    func validate() throws {
+        if let problem = RecordKind.idProblem(id) { throw ValidationError("--id: \(problem)") }
+        _ = try parseDate(date, name: "--date")
+    }
 
     func run() async throws {
         let event = Event(id: id, title: title, date: try parseDate(date, name: "--date"), notes: notes)

@@ -14,7 +14,7 @@ struct EventsCalendar: AsyncParsableCommand {
 
     func run() async throws {
         let month = try parseMonth(month, name: "month")
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let dates = try await withStoreErrors(store.resolvedPath) { try await opened.events.dates(in: month) }
         Output.print(Self.render(month, counts: Dictionary(uniqueKeysWithValues: dates.map { ($0.date.day, $0.count) })))
     }

@@ -12,7 +12,7 @@ struct EventsDates: AsyncParsableCommand {
 
     func run() async throws {
         let month = try parseMonth(month, name: "--month")
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let dates = try await withStoreErrors(store.resolvedPath) { try await opened.events.dates(in: month) }
         if json { return Output.printJSON(.array(dates.map(\.jsonValue))) }
         var table = Table("DATE", "EVENTS", rightAligned: [1])

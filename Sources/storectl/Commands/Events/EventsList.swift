@@ -16,7 +16,7 @@ struct EventsList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let events = try await withStoreErrors(store.resolvedPath) {
             if let date { return try await opened.events.on(try parseDate(date, name: "--date")) }
             if let month { return try await opened.events.inMonth(try parseMonth(month, name: "--month")) }

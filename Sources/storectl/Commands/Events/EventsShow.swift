@@ -9,7 +9,7 @@ struct EventsShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped event as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let event = try await withStoreErrors(store.resolvedPath) {
             guard let event = try await opened.events.find(id) else { throw StoreError.recordNotFound(kind: .event, key: id) }
             return event

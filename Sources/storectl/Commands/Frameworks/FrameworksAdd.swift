@@ -11,6 +11,10 @@ struct FrameworksAdd: AsyncParsableCommand {
     @Option(help: "Web page URL.") var url: String
     @Option(help: "Description text.") var description: String
 
+    func validate() throws {
+        if let problem = RecordKind.idProblem(id) { throw ValidationError("--id: \(problem)") }
+    }
+
     func run() async throws {
         let opened = try await store.open()
         let framework = Framework(id: id, name: name, imageName: imageName, urlString: url, description: description)

@@ -8,7 +8,7 @@ struct FrameworksList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of feed-shaped frameworks.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let frameworks = try await withStoreErrors(store.resolvedPath) { try await opened.frameworks.fetchAll() }
         if json { return Output.printJSON(.array(frameworks.map(\.jsonValue))) }
         var table = Table("ID", "NAME", "IMAGE NAME", "URL")

@@ -9,7 +9,7 @@ struct FrameworksShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped framework as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let path = store.resolvedPath
         let framework = try await withStoreErrors(path) {
             guard let framework = try await opened.frameworks.find(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }

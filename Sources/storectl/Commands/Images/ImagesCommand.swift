@@ -35,8 +35,9 @@ struct ImageCacheOptions: ParsableArguments {
         throw ValidationError("\(name): '\(text)' is not a size such as 1048576, 512KiB or 64MiB")
     }
 
-    func open(_ store: StoreOptions) async throws -> Store {
+    /// `existing`: see `StoreOptions.open(existing:configure:)`.
+    func open(_ store: StoreOptions, existing: Bool = false) async throws -> Store {
         let budget = try resolvedBudget()
-        return try await store.open { $0.imageCacheBudget = budget }
+        return try await store.open(existing: existing) { $0.imageCacheBudget = budget }
     }
 }

@@ -11,17 +11,24 @@ struct ImagesGet: AsyncParsableCommand {
     @Argument(help: "The image's URL.") var url: String
     @Option(help: "Write to this file instead of stdout.") var out: String?
 
+    func validate() throws {
+        if out?.isEmpty == true { throw ValidationError("--out: the path is empty") }
+        if let out, OutputFile.isStore(out, storePath: store.resolvedPath) {
+            throw ValidationError("--out \(out): that is the store \(store.resolvedPath) (or one of its files); choose another path")
+        }
+    }
+
     func run() async throws {
-        let opened = try await cache.open(store)
+        let opened = try await cache.open(store, existing: true)
         let image = try await withStoreErrors(store.resolvedPath) {
             guard let image = try await opened.images.get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
             return image
         }
         guard let out else { return Output.writeRaw(image.data) }
         do {
-            try image.data.write(to: URL(fileURLWithPath: out), options: .atomic)
+            try OutputFile.write(image.data, to: out)
         } catch {
-            throw CLIError("\(out): cannot write: \(error.localizedDescription)")
+            throw CLIError("\(error)")
         }
         Output.printError("wrote \(image.data.count) bytes to \(out)")
     }

@@ -14,6 +14,10 @@ struct ImagesPut: AsyncParsableCommand {
 
     func run() async throws {
         let data: Data
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CLIError("'\(file)': cannot read: it is a folder, not a file")
+        }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
         } catch {

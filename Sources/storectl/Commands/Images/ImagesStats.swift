@@ -9,7 +9,7 @@ struct ImagesStats: AsyncParsableCommand {
     @Flag(help: "Print {count, totalBytes, budgetBytes} as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await cache.open(store)
+        let opened = try await cache.open(store, existing: true)
         let stats = try await withStoreErrors(store.resolvedPath) { try await opened.images.stats() }
         if json {
             return Output.printJSON(.object([

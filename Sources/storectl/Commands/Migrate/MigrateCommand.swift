@@ -14,10 +14,10 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = store.resolvedPath
-        let opened = try await store.open { $0.migrateOnOpen = false }
+        let opened = try await store.open(existing: dryRun) { $0.migrateOnOpen = false }
         try await withStoreErrors(path) {
             if dryRun {
-                let pending = try await opened.migrationStatus().filter { $0.state == .pending }
+                let pending = try await opened.pendingMigrations()
                 if pending.isEmpty {
                     Output.print("\(path): up to date; nothing to apply")
                 } else {

@@ -12,7 +12,7 @@ struct MigrateStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = store.resolvedPath
-        let opened = try await store.open { $0.migrateOnOpen = false }
+        let opened = try await store.open(existing: true) { $0.migrateOnOpen = false }
         let statuses = try await withStoreErrors(path) { try await opened.migrationStatus() }
         if json {
             Output.printJSON(.array(statuses.map(\.jsonValue)))

@@ -8,12 +8,12 @@ struct OrdersList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of feed-shaped orders, each with its total.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let orders = try await withStoreErrors(store.resolvedPath) { try await opened.orders.fetchAll() }
         if json { return Output.printJSON(.array(orders.map { $0.jsonValue(includingTotal: true) })) }
         var table = Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3])
         for order in orders {
-            table.append(order.id, Timestamp.format(order.placedAt), String(order.items.count), order.total.description)
+            table.append(order.id, Timestamp.format(order.placedAt), String(order.items.count), try order.total.description)
         }
         Output.print(table.render())
     }

@@ -9,7 +9,7 @@ struct OrdersShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped order, with its total, as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let order = try await withStoreErrors(store.resolvedPath) {
             guard let order = try await opened.orders.find(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
             return order
@@ -17,8 +17,8 @@ struct OrdersShow: AsyncParsableCommand {
         if json { return Output.printJSON(order.jsonValue(includingTotal: true)) }
         var table = Table("ITEM", "PRICE", "AISLE", "QTY", "SUBTOTAL", rightAligned: [1, 2, 3, 4])
         for item in order.items {
-            table.append(item.itemName, item.price.description, String(item.aisle), String(item.quantity), item.subtotal.description)
+            table.append(item.itemName, item.price.description, String(item.aisle), String(item.quantity), try item.subtotal.description)
         }
-        Output.print("order \(order.id), placed at \(Timestamp.format(order.placedAt))\n\(table.render())\ntotal: \(order.total)")
+        Output.print("order \(order.id), placed at \(Timestamp.format(order.placedAt))\n\(table.render())\ntotal: \(try order.total)")
     }
 }

@@ -8,7 +8,7 @@ struct OrdersTotal: AsyncParsableCommand {
     @Argument(help: "The order's id.") var id: String
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let total = try await withStoreErrors(store.resolvedPath) {
             guard let total = try await opened.orders.total(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
             return total

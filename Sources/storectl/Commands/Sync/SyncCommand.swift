@@ -37,7 +37,7 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Option(help: "Seconds without progress before an HTTP request times out (default 30).") var timeout: Int = 30
 
     func validate() throws {
-        _ = try FeedSource(source)
+        do { _ = try FeedSource(source) } catch { throw ValidationError("\(error)") }
         if let maxBytes { _ = try ImageCacheOptions.parseSize(maxBytes, name: "--max-bytes") }
         if timeout < 1 { throw ValidationError("--timeout: must be at least 1 second") }
     }
@@ -52,7 +52,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         options.progress = { progress.show($0) }
 
-        let opened = try await store.open()
+        let opened = try await store.open(existing: dryRun)
         let report: SyncReport
         do {
             report = try await opened.sync(from: feedSource, options: options)

@@ -9,7 +9,7 @@ struct SyncHistoryCommand: AsyncParsableCommand {
     @Option(help: "How many to show (default 20).") var limit: Int = 20
 
     func run() async throws {
-        let opened = try await store.open()
+        let opened = try await store.open(existing: true)
         let entries = try await withStoreErrors(store.resolvedPath) { try await opened.syncHistory(limit: limit) }
         if json { return Output.printJSON(.array(entries.map(\.jsonValue))) }
         var table = Table("STARTED AT", "SOURCE", "POLICY", "OUTCOME", "DETAIL")

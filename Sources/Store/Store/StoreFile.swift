@@ -1,0 +1,71 @@
+import Foundation
+
+/// What makes a SQLite file a store, checked before anything is written to it.
+///
+/// A store carries `PRAGMA application_id` = `StoreFile.applicationID` ("STOR"). Stores made
+/// before it was set have application_id 0 and our `schema_migrations` table; they get the id
+/// the next time they are migrated. Any other file is refused unchanged: one with another
+/// application_id, one with tables but no `schema_migrations` of ours (a Rails-style table with
+/// only `version` is not ours), one that is not a SQLite database. An empty file (0 bytes, or a
+/// database without tables) is a new store.
+enum StoreFile {
+    /// `PRAGMA application_id` of every store: the bytes "STOR" (0x53544F52), written at offset
+    /// 68 of the file header (https://sqlite.org/fileformat2.html#application_id).
+    static let applicationID: Int32 = 0x5354_4F52
+
+    /// Refuses a folder where the database file belongs, before SQLite says "unable to open".
+    static func checkNotAFolder(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError.cannotOpen(path: path, reason: "it is a folder, not a database file")
+        }
+    }
+
+    /// Refuses a file that is neither empty nor a SQLite database by its first 16 bytes. SQLite
+    /// itself takes a file shorter than a page for an empty database and would write a store
+    /// over it (a 1-byte file became a 94 KB store).
+    static func checkHeader(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return } // SQLite will say why
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
+            throw StoreError.notAStore(path: path, reason: "it is not a SQLite database")
+        }
+    }
+
+    /// Throws `StoreError.notAStore` unless `database` is a store, a store of an earlier
+    /// version, or empty. Only reads (no transaction is left open, the journal mode is not
+    /// touched), so a refused file stays byte-identical.
+    static func check(_ database: Database) throws {
+        let id: Int64
+        let tables: [String]
+        do {
+            id = try database.fetchOne("PRAGMA application_id")?[0].integerValue ?? 0
+            tables = try database.query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") { $0.text(0) }
+        } catch let error as SQLiteError where error.code == SQLiteError.notADatabase {
+            throw StoreError.notAStore(path: database.path, reason: "it is not a SQLite database")
+        }
+        if id == Int64(applicationID) { return }
+        if id != 0 {
+            throw StoreError.notAStore(
+                path: database.path,
+                reason: "its application_id is \(id), another application's (a store's is \(applicationID))")
+        }
+        guard !tables.isEmpty else { return }
+        let columns = tables.contains(Migrator.table)
+            ? Set(try database.query("SELECT name FROM pragma_table_info('\(Migrator.table)')") { $0.text(0) })
+            : []
+        guard columns.isSuperset(of: ["version", "name", "checksum", "applied_at"]) else {
+            let shown = tables.sorted().prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", ..." : "")
+            throw StoreError.notAStore(
+                path: database.path, reason: "it holds another application's tables (\(shown)) and no store migrations")
+        }
+    }
+
+    /// Sets our application_id on a store that has none yet (new, or made by an earlier version).
+    static func claim(_ database: Database) throws {
+        if try database.fetchOne("PRAGMA application_id")?[0].integerValue == Int64(applicationID) { return }
+        try database.executeScript("PRAGMA application_id = \(applicationID)")
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Files written for the user (an export, an image's bytes): never the store itself, and
+/// replaced whole or not at all.
+public enum OutputFile {
+    /// True if writing `path` would overwrite the store at `storePath` or one of its -wal, -shm
+    /// or -journal files, however either is spelled: compared by file identity (device and
+    /// inode, so hard links and symbolic links count) and by resolved path (`./x/../s.sqlite`,
+    /// for a file not created yet).
+    public static func isStore(_ path: String, storePath: String) -> Bool {
+        let companions = ["-wal", "-shm", "-journal"]
+        if sameFile(path, storePath) { return true }
+        // A companion of the store, or of any other name of it (a link's -wal is the store's).
+        for suffix in companions {
+            if sameFile(path, storePath + suffix) { return true }
+            if path.hasSuffix(suffix), sameFile(String(path.dropLast(suffix.count)), storePath) { return true }
+        }
+        return false
+    }
+
+    /// Writes `data` to `path` through a temporary file in the same folder, flushed to disk and
+    /// renamed into place: `path` holds either its old content or all of the new, never part.
+    public static func write(_ data: Data, to path: String) throws {
+        try write([(path, data)])
+    }
+
+    /// Writes several files, each through a temporary file like `write(_:to:)`: every file is
+    /// written and flushed before any is renamed into place, and a target that cannot be
+    /// replaced (a folder) is found before the first rename, so a failure leaves the old files
+    /// as they were. Renamed last to first, so the first (a feed's entry page) changes last.
+    public static func write(_ files: [(path: String, data: Data)]) throws {
+        var temporaries: [String] = []
+        defer { for temporary in temporaries { unlink(temporary) } }
+        for (path, data) in files {
+            if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
+            temporaries.append(try writeTemporary(data, besides: path))
+        }
+        for index in files.indices.reversed() {
+            guard rename(temporaries[index], files[index].path) == 0 else {
+                throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
+            }
+            temporaries.remove(at: index)
+        }
+        // The renames are durable once each folder is flushed.
+        for folder in Set(files.map { folder(of: $0.path) }) {
+            let descriptor = open(folder, O_RDONLY)
+            if descriptor >= 0 {
+                _ = fsync(descriptor)
+                _ = close(descriptor)
+            }
+        }
+    }
+
+    private static func writeTemporary(_ data: Data, besides path: String) throws -> String {
+        let name = (path as NSString).lastPathComponent
+        var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var failure: Int32 = 0
+        // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
+        // of the file it replaces.
+        let mask = umask(0)
+        umask(mask)
+        var existing = stat()
+        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
+        if fchmod(descriptor, mode) != 0 { failure = errno }
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while failure == 0, offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                } else {
+                    offset += written
+                }
+            }
+        }
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0, failure == 0 { failure = errno }
+        guard failure == 0 else {
+            unlink(temporary)
+            throw OutputFileError(path: path, reason: String(cString: strerror(failure)))
+        }
+        return temporary
+    }
+
+    private static func folder(of path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        return folder.isEmpty ? "." : folder
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    /// The same existing file (device and inode), or the same resolved path.
+    private static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat(), second = stat()
+        if stat(a, &first) == 0, stat(b, &second) == 0 {
+            return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        }
+        guard let resolvedA = resolved(a), let resolvedB = resolved(b) else { return false }
+        return resolvedA == resolvedB
+    }
+
+    /// The absolute path with its folder's symbolic links, `.` and `..` resolved (the file
+    /// itself need not exist); nil if the folder does not exist.
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(folder(of: path), nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real) + "/" + (path as NSString).lastPathComponent
+    }
+}
+
+/// An output file that could not be written; the old file, if any, is unchanged.
+public struct OutputFileError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    public let path: String
+    public let reason: String
+
+    public var description: String { "\(path): cannot write: \(reason)" }
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import Store
+
+/// Issue 12, items 1 and 9 at the library level: what storectl relies on to stay thin.
+@Suite("Store files and amounts the library refuses")
+struct StoreFileTests {
+    @Test func aMissingFileIsNotCreatedWhenCreateIfMissingIsFalse() async throws {
+        try await withTemporaryDirectory { directory throws in
+            var configuration = Store.Configuration()
+            configuration.createIfMissing = false
+            let path = directory.databasePath
+            await #expect(throws: StoreError.storeNotFound(path: path)) { try await Store.open(at: path, configuration: configuration) }
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test func aNewStoreCarriesTheApplicationIDAndAForeignOneIsRefusedUnchanged() async throws {
+        try await withTemporaryDirectory { directory throws in
+            try await withStore(at: directory.databasePath) { store throws in
+                let id = try await store.read { try $0.fetchOne("PRAGMA application_id")?[0].integerValue }
+                #expect(id == Int64(StoreFile.applicationID))
+            }
+            // Another application's database, made with a plain connection.
+            let other = directory.path("other.sqlite")
+            do {
+                let database = try Database(path: other, options: .init())
+                try database.executeScript("CREATE TABLE frameworks (name TEXT); INSERT INTO frameworks VALUES ('mine')")
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: other))
+            await #expect(throws: StoreError.self) { try await Store.open(at: other) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
+            #expect(!FileManager.default.fileExists(atPath: other + "-wal"))
+        }
+    }
+
+    @Test func amountsOutOfBoundsThrowInsteadOfTrapping() async throws {
+        let huge = Order(id: "c5", placedAt: Date(), items: [
+            OrderItem(itemName: "Milk", price: Money(minorUnits: 90_000_000_000_000_000), aisle: 3, quantity: 2),
+        ])
+        #expect(throws: StoreError.self) { try huge.total }
+        let many = Order(id: "c6", placedAt: Date(), items: Array(repeating: OrderItem(itemName: "A", price: Money.maximum, aisle: 1), count: 2))
+        #expect(throws: StoreError.self) { try many.total }
+        #expect(Money(minorUnits: .max).adding(Money(minorUnits: 1)) == nil)
+        #expect(Money(minorUnits: .max).multiplied(by: 2) == nil)
+        try await withTemporaryStore { store, _ throws in
+            await #expect(throws: StoreError.self) { try await store.orders.insert(huge) }
+            await #expect(throws: StoreError.self) { try await store.orders.insert(many) }
+            #expect(try await store.orders.count() == 0)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+/// Issue 12, item 12 and "errors that mislead": bad arguments exit 64, refusals exit 1,
+/// and every message names the path or argument at fault and says why.
+@Suite("storectl: usage errors and messages that say what is wrong")
+struct UsageErrorTests {
+    @Test("an empty --db or STORECTL_DB is a usage error, not the default store")
+    func emptyDatabasePath() async throws {
+        let storectl = try Storectl()
+        let defaultStore = storectl.dataHome + "/storectl/store.sqlite"
+        expectFailure(try await storectl("--db", "", "frameworks", "list"), status: exitUsage, mentioning: ["--db"])
+        expectFailure(try await storectl("frameworks", "list", "--db="), status: exitUsage, mentioning: ["--db"])
+        expectFailure(try await storectl("frameworks", "list", environment: ["STORECTL_DB": ""]), status: exitUsage,
+                      mentioning: ["STORECTL_DB"])
+        #expect(!FileManager.default.fileExists(atPath: defaultStore), "the default store was not created")
+        // Unset, STORECTL_DB still means the default store.
+        expectSuccess(try await storectl("migrate", environment: ["STORECTL_DB": nil]))
+        #expect(FileManager.default.fileExists(atPath: defaultStore))
+    }
+
+    @Test("a folder where a file belongs is named and called a folder")
+    func folders() async throws {
+        let storectl = try Storectl()
+        let folder = try storectl.directory.makeDirectory("some folder")
+        let sync = try await storectl("sync", folder)
+        expectFailure(sync, status: 1, mentioning: [folder, "folder"])
+        #expect(!sync.stderr.contains("larger than"), "\(sync)")
+        let db = try await storectl("--db", folder, "frameworks", "list")
+        expectFailure(db, status: 1, mentioning: [folder, "folder"])
+        #expect(!db.stderr.contains("SQLite error"), "\(db)")
+        let put = try await storectl("images", "put", "https://example.com/a.png", "/")
+        expectFailure(put, status: 1, mentioning: ["'/'", "folder"])
+        #expect(!put.stderr.contains("NSCocoaErrorDomain"), "\(put)")
+    }
+
+    @Test("empty or too long ids, and a feed URL of another scheme, are usage errors (64) naming the argument")
+    func badArgumentsExit64() async throws {
+        let storectl = try Storectl()
+        let long = String(repeating: "x", count: 201)
+        for id in ["", long] {
+            expectFailure(try await storectl("frameworks", "add", "--id", id, "--name", "n", "--image-name", "i", "--url", "u",
+                                             "--description", "d"), status: exitUsage, mentioning: ["--id"])
+            expectFailure(try await storectl("orders", "add", "--id", id, "--item", "Milk:1:1"), status: exitUsage, mentioning: ["--id"])
+            expectFailure(try await storectl("events", "add", "--id", id, "--title", "t", "--date", "2026-06-08"), status: exitUsage,
+                          mentioning: ["--id"])
+        }
+        expectFailure(try await storectl("sync", "ftp://x"), status: exitUsage, mentioning: ["ftp://x"])
+        // 200 characters is still fine.
+        expectSuccess(try await storectl("orders", "add", "--id", String(repeating: "x", count: 200), "--item", "Milk:1:1"))
+    }
+}
