@@ -22,7 +22,7 @@ struct StoreFileTests {
                 #expect(id == Int64(StoreFile.applicationID))
             }
             // Another application's database, made with a plain connection.
-            let other = directory.path("other.sqlite")
+            let other = directory.file("other.sqlite")
             do {
                 let database = try Database(path: other, options: .init())
                 try database.executeScript("CREATE TABLE frameworks (name TEXT); INSERT INTO frameworks VALUES ('mine')")
