@@ -13,7 +13,7 @@ struct Storectl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             MigrateCommand.self, FrameworksCommand.self, OrdersCommand.self, EventsCommand.self,
-            ImagesCommand.self, ExportCommand.self, SyncCommand.self, WatchCommand.self,
+            ImagesCommand.self, ExportCommand.self, SyncRunCommand.self, SyncHistoryCommand.self, WatchCommand.self,
         ]
     )
 

@@ -2,19 +2,11 @@ import ArgumentParser
 import Foundation
 import Store
 
-struct SyncCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sync",
-        abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL; see its history.",
-        subcommands: [SyncRunCommand.self, SyncHistoryCommand.self],
-        defaultSubcommand: SyncRunCommand.self
-    )
-}
-
-/// `storectl sync SOURCE`: the default subcommand of `sync`, so `storectl sync history` stays free.
+/// `storectl sync SOURCE`. It has no subcommands, so any SOURCE, a file named `history`
+/// included, is a feed; the history is `storectl history`.
 struct SyncRunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run",
+        commandName: "sync",
         abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL.",
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \

@@ -1,0 +1,32 @@
+import Foundation
+import Store
+import Testing
+
+/// What a user meets first: help, the version, command names, aligned tables.
+@Suite("storectl command-line shape")
+struct CommandLineShapeTests {
+    @Test("`sync --help` shows sync's own options")
+    func syncHelp() async throws {
+        let storectl = try Storectl()
+        let help = expectSuccess(try await storectl("sync", "--help"))
+        for option in ["--policy", "--dry-run", "--max-bytes", "--timeout", "<source>"] {
+            #expect(help.stdout.contains(option), "\(help)")
+        }
+    }
+
+    @Test("a feed file named `history` is synced, not taken for a subcommand; history is `storectl history`")
+    func historyIsNotASyncSubcommand() async throws {
+        let storectl = try Storectl()
+        let feed = #"{"version": 1, "events": [{"id": "e1", "title": "T", "date": "2026-06-08"}]}"#
+        _ = try storectl.directory.write(Data(feed.utf8), to: "history")
+        let synced = expectSuccess(try await storectl("sync", "history", "--json"))
+        #expect(try JSON.object(synced.stdout)["status"] as? String == "applied", "\(synced)")
+        #expect(try JSON.array(expectSuccess(try await storectl("events", "list", "--json")).stdout).count == 1)
+
+        let history = try JSON.array(expectSuccess(try await storectl("history", "--json")).stdout)
+        #expect(history.count == 1)
+        #expect((history.first?["source"] as? String)?.hasSuffix("/history") == true, "\(history)")
+        let table = expectSuccess(try await storectl("history", "--limit", "5"))
+        #expect(table.lines.count == 3, "\(table)")
+    }
+}
