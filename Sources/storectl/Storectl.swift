@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Storectl: AsyncParsableCommand {
@@ -32,7 +33,25 @@ struct Storectl: AsyncParsableCommand {
             await OpenStores.shared.closeAll()
         } catch {
             await OpenStores.shared.closeAll()
-            exit(withError: error)
+            exit(reporting: error)
         }
+    }
+
+    /// ArgumentParser's `exit(withError:)`, writing through `Output`, so what an error quotes
+    /// reaches the terminal escaped: storectl's own errors (and the library's) as their text with
+    /// every value escaped; help, the version and usage errors as ArgumentParser lays them out,
+    /// in lines, with any other control character escaped.
+    static func exit(reporting error: Error) -> Never {
+        let code = exitCode(for: error)
+        let message: TerminalText
+        if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            message = TerminalText(formatted: fullMessage(for: error))
+        } else {
+            message = "Error: \(error)"
+        }
+        if !message.text.isEmpty {
+            if code == .success { Output.print(message) } else { Output.printError(message) }
+        }
+        Foundation.exit(code.rawValue)
     }
 }

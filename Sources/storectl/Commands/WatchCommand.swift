@@ -24,7 +24,9 @@ struct WatchCommand: AsyncParsableCommand {
         let json = json
         let watching = Task {
             for await batch in opened.changes(of: kinds) {
-                for change in batch.changes { Output.print(Self.line(change, json: json)) }
+                for change in batch.changes {
+                    if json { Output.printJSON(change.jsonValue, pretty: false) } else { Output.print(Self.line(change)) }
+                }
             }
         }
         let signals = await Self.onInterrupt { watching.cancel() }
@@ -34,11 +36,9 @@ struct WatchCommand: AsyncParsableCommand {
         await opened.close()
     }
 
-    static func line(_ change: Change, json: Bool) -> String {
-        if json { return JSONWriter(pretty: false).string(change.jsonValue) }
-        var text = "\(Timestamp.format(Date())) \(change.operation.rawValue) \(change.kind) \(change.key)"
-        if !change.dates.isEmpty { text += " " + change.dates.map(\.description).joined(separator: ",") }
-        return text
+    static func line(_ change: Change) -> TerminalText {
+        let dates = change.dates.isEmpty ? "" : " " + change.dates.map(\.description).joined(separator: ",")
+        return "\(Timestamp.format(Date())) \(change.operation.rawValue) \(change.kind) \(change.key)\(dates)"
     }
 
     /// Runs `handler` on SIGINT or SIGTERM instead of dying, so the command can end cleanly.

@@ -1,4 +1,5 @@
 /// A plain-text table: a header row, a rule, and left-aligned columns sized to their widest cell.
+/// Cells are escaped (`Output.escaped`).
 struct Table {
     var headers: [String]
     var rows: [[String]] = []
@@ -14,7 +15,7 @@ struct Table {
 
     mutating func append(_ row: String...) { rows.append(row) }
 
-    func render() -> String {
+    func render() -> TerminalText {
         let cells = ([headers] + rows).map { $0.map(clip) }
         var widths = Array(repeating: 0, count: headers.count)
         for row in cells {
@@ -28,13 +29,13 @@ struct Table {
         }
         var lines = [line(cells[0]), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         lines += cells.dropFirst().map(line)
-        return lines.joined(separator: "\n")
+        // Every cell is escaped: one line per row, whatever newlines a value holds.
+        return TerminalText(lines: lines)
     }
 
     private func clip(_ text: String) -> String {
-        // One line per row: newlines and tabs become spaces.
-        let flat = String(text.map { $0 == "\n" || $0 == "\t" || $0 == "\r\n" || $0 == "\r" ? " " : $0 })
-        return flat.count > maximumCellWidth ? String(flat.prefix(maximumCellWidth - 1)) + "…" : flat
+        let escaped = Output.escaped(text)
+        return escaped.count > maximumCellWidth ? String(escaped.prefix(maximumCellWidth - 1)) + "…" : escaped
     }
 }
 

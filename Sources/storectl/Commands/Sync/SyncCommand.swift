@@ -65,8 +65,8 @@ struct SyncRunCommand: AsyncParsableCommand {
         }
     }
 
-    static func render(_ report: SyncReport) -> String {
-        var lines = ["\(report.source): \(report.status.rawValue) (\(report.policy.rawValue))"]
+    static func render(_ report: SyncReport) -> TerminalText {
+        var lines: [TerminalText] = ["\(report.source): \(report.status.rawValue) (\(report.policy.rawValue))"]
         guard report.status != .upToDate else { return lines[0] }
         var table = Table("KIND", "INSERTED", "UPDATED", "KEPT", "UNCHANGED", "DELETED", rightAligned: [1, 2, 3, 4, 5])
         for (name, counts) in [("frameworks", report.frameworks), ("orders", report.orders), ("events", report.events)] {
@@ -75,10 +75,10 @@ struct SyncRunCommand: AsyncParsableCommand {
         }
         lines.append(table.render())
         let images = report.images
-        lines.append("images: \(images.stored) stored, \(images.alreadyCached) already cached, \(images.downloaded) downloaded, "
-                     + "\(images.failed) failed, \(images.deleted) deleted")
+        let downloads = "\(images.downloaded) downloaded, \(images.failed) failed, \(images.deleted) deleted"
+        lines.append("images: \(images.stored) stored, \(images.alreadyCached) already cached, \(downloads)")
         for conflict in report.conflicts { lines.append("conflict: \(conflict.kind) '\(conflict.key)' changed on both sides; kept local") }
-        return lines.joined(separator: "\n")
+        return TerminalText(lines: lines)
     }
 }
 
