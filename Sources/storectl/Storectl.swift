@@ -20,6 +20,12 @@ struct Storectl: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
+    /// No subcommand: the help, on stderr, as a usage error.
+    func run() async throws {
+        Output.printError(TerminalText(formatted: Self.helpMessage()))
+        throw ExitCode.validationFailure
+    }
+
     /// ArgumentParser's own main, plus closing every store the command opened, so no -wal or
     /// -shm file is left behind (see `OpenStores`).
     static func main() async {

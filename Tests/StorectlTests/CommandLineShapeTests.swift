@@ -29,4 +29,13 @@ struct CommandLineShapeTests {
         let table = expectSuccess(try await storectl("history", "--limit", "5"))
         #expect(table.lines.count == 3, "\(table)")
     }
+
+    @Test("no arguments: help on stderr, exit 64")
+    func noArguments() async throws {
+        let storectl = try Storectl()
+        let result = try await storectl.run([])
+        #expect(result.status == exitUsage, "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(result.stderr.contains("USAGE:") && result.stderr.contains("SUBCOMMANDS:"), "\(result)")
+    }
 }
