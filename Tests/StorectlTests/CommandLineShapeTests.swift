@@ -38,4 +38,37 @@ struct CommandLineShapeTests {
         #expect(result.stdout.isEmpty, "\(result)")
         #expect(result.stderr.contains("USAGE:") && result.stderr.contains("SUBCOMMANDS:"), "\(result)")
     }
+
+    static let commands: [[String]] = [
+        [], ["migrate"], ["migrate", "status"], ["frameworks", "list"], ["frameworks", "show"], ["frameworks", "add"],
+        ["frameworks", "update"], ["frameworks", "delete"], ["orders", "list"], ["orders", "show"], ["orders", "add"],
+        ["orders", "total"], ["orders", "delete"], ["events", "list"], ["events", "show"],
+        ["events", "add"], ["events", "delete"], ["events", "dates"], ["events", "calendar"],
+        ["images", "put"], ["images", "get"], ["images", "list"], ["images", "delete"], ["images", "prune"],
+        ["images", "stats"], ["export"], ["sync"], ["history"], ["watch"],
+        // Where sync's options and history used to be.
+        ["sync", "run"], ["sync", "history"],
+    ]
+
+    @Test("help never states a default twice", arguments: CommandLineShapeTests.commands)
+    func helpStatesDefaultsOnce(_ command: [String]) async throws {
+        let storectl = try Storectl()
+        let help = expectSuccess(try await storectl.run(command + ["--help"]))
+        if command.count < 2 || command[0] != "sync" {
+            #expect(help.stdout.contains((["USAGE: storectl"] + command).joined(separator: " ")), "\(help)")
+        }
+        // One entry per option or argument: its first line and the more indented lines after it.
+        var entries: [String] = []
+        for line in help.stdout.split(separator: "\n") {
+            if line.hasPrefix("   "), !entries.isEmpty {
+                entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+            } else {
+                entries.append(String(line))
+            }
+        }
+        for entry in entries {
+            let mentions = entry.components(separatedBy: "default").count - 1
+            #expect(mentions <= 1, "\(entry)")
+        }
+    }
 }

@@ -20,13 +20,13 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "A feed file path or an http(s) URL.") var source: String
-    @Option(help: "keep-existing (default), prefer-remote or three-way.") var policy: SyncPolicy = .keepExisting
+    @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
     var maxBytes: String?
-    @Option(help: "Seconds without progress before an HTTP request times out (default 30).") var timeout: Int = 30
+    @Option(help: "Seconds without progress before an HTTP request times out.") var timeout: Int = 30
 
     func validate() throws {
         _ = try FeedSource(source)
