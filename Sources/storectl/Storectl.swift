@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Store
 
 @main
 struct Storectl: AsyncParsableCommand {
@@ -11,7 +12,7 @@ struct Storectl: AsyncParsableCommand {
             $XDG_DATA_HOME/storectl/store.sqlite, else ~/.local/share/storectl/store.sqlite. \
             It is created (mode 0600) and migrated on first use.
             """,
-        version: "0.1.0",
+        version: Store.version,
         subcommands: [
             MigrateCommand.self, FrameworksCommand.self, OrdersCommand.self, EventsCommand.self,
             ImagesCommand.self, ExportCommand.self, SyncRunCommand.self, SyncHistoryCommand.self, WatchCommand.self,

@@ -71,4 +71,12 @@ struct CommandLineShapeTests {
             #expect(mentions <= 1, "\(entry)")
         }
     }
+
+    @Test("--version is the library's version, the one the HTTP User-Agent carries")
+    func version() async throws {
+        let storectl = try Storectl()
+        let result = expectSuccess(try await storectl("--version"))
+        #expect(result.output == Store.version)
+        #expect(Store.userAgent == "Store/\(Store.version)")
+    }
 }
