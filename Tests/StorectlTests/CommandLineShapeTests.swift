@@ -42,8 +42,8 @@ struct CommandLineShapeTests {
     static let commands: [[String]] = [
         [], ["migrate"], ["migrate", "status"], ["frameworks", "list"], ["frameworks", "show"], ["frameworks", "add"],
         ["frameworks", "update"], ["frameworks", "delete"], ["orders", "list"], ["orders", "show"], ["orders", "add"],
-        ["orders", "total"], ["orders", "delete"], ["events", "list"], ["events", "show"],
-        ["events", "add"], ["events", "delete"], ["events", "dates"], ["events", "calendar"],
+        ["orders", "update"], ["orders", "total"], ["orders", "delete"], ["events", "list"], ["events", "show"],
+        ["events", "add"], ["events", "update"], ["events", "delete"], ["events", "dates"], ["events", "calendar"],
         ["images", "put"], ["images", "get"], ["images", "list"], ["images", "delete"], ["images", "prune"],
         ["images", "stats"], ["export"], ["sync"], ["history"], ["watch"],
         // Where sync's options and history used to be.
