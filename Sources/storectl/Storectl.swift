@@ -47,12 +47,19 @@ struct Storectl: AsyncParsableCommand {
     /// ArgumentParser's `exit(withError:)`, writing through `Output`, so what an error quotes
     /// reaches the terminal escaped: storectl's own errors (and the library's) as their text with
     /// every value escaped; help, the version and usage errors as ArgumentParser lays them out,
-    /// in lines, with any other control character escaped.
+    /// in lines, with any other control character escaped, and a usage error's message (which
+    /// may quote an argument) escaped whole, on one line.
     static func exit(reporting error: Error) -> Never {
         let code = exitCode(for: error)
         let message: TerminalText
         if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
-            message = TerminalText(formatted: fullMessage(for: error))
+            let full = fullMessage(for: error), quoted = Self.message(for: error)
+            if code != .success, !quoted.isEmpty, let range = full.range(of: quoted) {
+                let (before, after) = (String(full[..<range.lowerBound]), String(full[range.upperBound...]))
+                message = "\(TerminalText(formatted: before))\(quoted)\(TerminalText(formatted: after))"
+            } else {
+                message = TerminalText(formatted: full)
+            }
         } else {
             message = "Error: \(error)"
         }

@@ -73,6 +73,18 @@ struct TerminalEscapingTests {
         #expect(sameBytes((order["items"] as? [[String: Any]])?.first?["itemName"] as? String, h))
     }
 
+    @Test("usage errors quote a bad argument escaped, on one line")
+    func usageErrors() async throws {
+        let storectl = try Storectl()
+        let bad = "2026-02-30\r\n\u{1B}[31mforged"
+        let result = try await storectl("events", "add", "--id", "e", "--title", "t", "--date", bad)
+        expectFailure(result, status: exitUsage, mentioning: ["--date", #"'2026-02-30\r\n\u{1B}[31mforged'"#])
+        #expect(!Self.hasRawControls(result.stderr), "\(result)")
+        let unknown = try await storectl("frameworks", "list", "--\u{1B}]0;pwned\u{07}")
+        expectFailure(unknown, status: exitUsage, mentioning: [#"--\u{1B}]0;pwned\u{07}"#])
+        #expect(!Self.hasRawControls(unknown.stderr), "\(unknown)")
+    }
+
     @Test("a synced feed: tables, the sync report, history and validation errors are escaped")
     func throughSync() async throws {
         let storectl = try Storectl()
