@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Store
 
 @main
 struct Storectl: AsyncParsableCommand {
@@ -12,14 +14,20 @@ struct Storectl: AsyncParsableCommand {
             a --db or $STORECTL_DB file that does not exist, and every command refuses a SQLite \
             file of another application, leaving it unchanged.
             """,
-        version: "0.1.0",
+        version: Store.version,
         subcommands: [
             MigrateCommand.self, FrameworksCommand.self, OrdersCommand.self, EventsCommand.self,
-            ImagesCommand.self, ExportCommand.self, SyncCommand.self, WatchCommand.self,
+            ImagesCommand.self, ExportCommand.self, SyncRunCommand.self, SyncHistoryCommand.self, WatchCommand.self,
         ]
     )
 
     @OptionGroup var store: StoreOptions
+
+    /// No subcommand: the help, on stderr, as a usage error.
+    func run() async throws {
+        Output.printError(TerminalText(formatted: Self.helpMessage()))
+        throw ExitCode.validationFailure
+    }
 
     /// ArgumentParser's own main, plus closing every store the command opened, so no -wal or
     /// -shm file is left behind (see `OpenStores`).
@@ -34,7 +42,32 @@ struct Storectl: AsyncParsableCommand {
             await OpenStores.shared.closeAll()
         } catch {
             await OpenStores.shared.closeAll()
-            exit(withError: error)
+            exit(reporting: error)
         }
+    }
+
+    /// ArgumentParser's `exit(withError:)`, writing through `Output`, so what an error quotes
+    /// reaches the terminal escaped: storectl's own errors (and the library's) as their text with
+    /// every value escaped; help, the version and usage errors as ArgumentParser lays them out,
+    /// in lines, with any other control character escaped, and a usage error's message (which
+    /// may quote an argument) escaped whole, on one line.
+    static func exit(reporting error: Error) -> Never {
+        let code = exitCode(for: error)
+        let message: TerminalText
+        if String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            let full = fullMessage(for: error), quoted = Self.message(for: error)
+            if code != .success, !quoted.isEmpty, let range = full.range(of: quoted) {
+                let (before, after) = (String(full[..<range.lowerBound]), String(full[range.upperBound...]))
+                message = "\(TerminalText(formatted: before))\(quoted)\(TerminalText(formatted: after))"
+            } else {
+                message = TerminalText(formatted: full)
+            }
+        } else {
+            message = "Error: \(error)"
+        }
+        if !message.text.isEmpty {
+            if code == .success { Output.print(message) } else { Output.printError(message) }
+        }
+        Foundation.exit(code.rawValue)
     }
 }

@@ -70,7 +70,7 @@ struct ConcurrentSyncTests {
         }
 
         // Each process recorded its own sync, both applied; each migration was applied once.
-        let history = try JSON.array(expectSuccess(try await storectl("sync", "history", "--json")).stdout)
+        let history = try JSON.array(expectSuccess(try await storectl("history", "--json")).stdout)
         #expect(history.count == 2)
         #expect(Set(history.compactMap { JSON.string($0, "source") }) == [feedA, feedB])
         #expect(history.allSatisfy { JSON.string($0, "outcome") == "applied" })

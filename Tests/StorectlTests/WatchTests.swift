@@ -144,6 +144,28 @@ struct WatchTests {
         #expect(!exit.stderr.lowercased().contains("error"), "\(exit)")
     }
 
+    @Test("text lines show control characters in keys escaped, one line per change; --json keeps them exact")
+    func hostileKeys() async throws {
+        let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate"))
+        let json = try await Watcher(storectl, ["watch", "--json"])
+        defer { json.kill() }
+        #expect(await json.waitForStderr(containing: "watching"), "\(json.stderr)")
+        let text = try await Watcher(storectl, ["watch"])
+        defer { text.kill() }
+        let ready = await text.waitForStderr(containing: "watching")
+        #expect(ready, "no 'watching' message: \(text.stderr)")
+
+        let key = "k\u{1B}]0;pwned\u{07}\u{1B}[31m\r\nforged \u{202E}x"
+        expectSuccess(try await storectl.run(Self.addFramework(key)))
+        expectSuccess(try await storectl.run(Self.addFramework("after")))
+
+        let lines = try await text.lines(count: 2)
+        #expect(lines[0].hasSuffix(#" insert framework k\u{1B}]0;pwned\u{07}\u{1B}[31m\r\nforged \u{202E}x"#), "\(lines)")
+        #expect(lines[1].hasSuffix(" insert framework after"), "\(lines)")
+        #expect(try await json.jsonLines(count: 2) == [Line("framework", key, "insert"), Line("framework", "after", "insert")])
+    }
+
     @Test("--kind event --json: only event changes, including those of a sync")
     func onlyTheKindAskedFor() async throws {
         let storectl = try Storectl()

@@ -27,7 +27,9 @@ struct WatchCommand: AsyncParsableCommand {
         let changes = await opened.changesFromNow(of: kinds)
         let watching = Task {
             for await batch in changes {
-                for change in batch.changes { Output.print(Self.line(change, json: json)) }
+                for change in batch.changes {
+                    if json { Output.printJSON(change.jsonValue, pretty: false) } else { Output.print(Self.line(change)) }
+                }
             }
         }
         let signals = await Self.onInterrupt { watching.cancel() }
@@ -37,11 +39,9 @@ struct WatchCommand: AsyncParsableCommand {
         await opened.close()
     }
 
-    static func line(_ change: Change, json: Bool) -> String {
-        if json { return JSONWriter(pretty: false).string(change.jsonValue) }
-        var text = "\(Timestamp.format(Date())) \(change.operation.rawValue) \(change.kind) \(change.key)"
-        if !change.dates.isEmpty { text += " " + change.dates.map(\.description).joined(separator: ",") }
-        return text
+    static func line(_ change: Change) -> TerminalText {
+        let dates = change.dates.isEmpty ? "" : " " + change.dates.map(\.description).joined(separator: ",")
+        return "\(Timestamp.format(Date())) \(change.operation.rawValue) \(change.kind) \(change.key)\(dates)"
     }
 
     /// Runs `handler` on SIGINT or SIGTERM instead of dying, so the command can end cleanly.

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Store
 
-/// An error storectl prints as one sentence on stderr before exiting non-zero.
+/// An error storectl prints as one sentence on stderr before exiting non-zero. Its text is
+/// `TerminalText`: the values it quotes (a path, an id, a feed's problems) are escaped.
 struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    let text: TerminalText
+    var description: String { text.text }
+    init(_ text: TerminalText) { self.text = text }
 }
 
 /// Runs `body`, turning store errors into one sentence that names the database file.

@@ -12,18 +12,18 @@ final class ProgressLine: Sendable {
 
     func show(_ progress: SyncProgress) {
         guard enabled else { return }
-        let text: String
+        let text: TerminalText
         switch progress {
         case .fetchedPage(let number, let bytes): text = "reading page \(number) (\(bytes) bytes)"
         case .validated(let records): text = "validated \(records) records"
         case .reconciled(let records): text = "applied \(records) records"
         case .images(let done, let total): text = "images \(done)/\(total)"
         }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        Output.redrawProgress(text)
     }
 
     func finish() {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Output.redrawProgress("")
     }
 }

@@ -1,10 +1,11 @@
-/// A plain-text table: a header row, a rule, and left-aligned columns sized to their widest cell.
+/// A plain-text table: a header row, a rule, and left-aligned columns sized to their widest cell,
+/// measured in terminal columns (`displayWidth`). Cells are escaped (`Output.escaped`).
 struct Table {
     var headers: [String]
     var rows: [[String]] = []
     /// Columns to align right (numbers, money).
     var rightAligned: Set<Int> = []
-    /// Longest a cell may be before it is cut with an ellipsis.
+    /// The most terminal columns a cell may take before it is cut with an ellipsis.
     var maximumCellWidth = 48
 
     init(_ headers: String..., rightAligned: Set<Int> = []) {
@@ -14,27 +15,83 @@ struct Table {
 
     mutating func append(_ row: String...) { rows.append(row) }
 
-    func render() -> String {
+    func render() -> TerminalText {
         let cells = ([headers] + rows).map { $0.map(clip) }
         var widths = Array(repeating: 0, count: headers.count)
         for row in cells {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) }
         }
-        func line(_ row: [String]) -> String {
+        func line(_ row: [(text: String, width: Int)]) -> String {
             row.enumerated().map { index, cell in
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
-                return rightAligned.contains(index) ? padding + cell : cell + padding
+                let padding = String(repeating: " ", count: widths[index] - cell.width)
+                return rightAligned.contains(index) ? padding + cell.text : cell.text + padding
             }.joined(separator: "  ").replacingTrailingSpaces()
         }
         var lines = [line(cells[0]), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
         lines += cells.dropFirst().map(line)
-        return lines.joined(separator: "\n")
+        // Every cell is escaped: one line per row, whatever newlines a value holds.
+        return TerminalText(lines: lines)
     }
 
-    private func clip(_ text: String) -> String {
-        // One line per row: newlines and tabs become spaces.
-        let flat = String(text.map { $0 == "\n" || $0 == "\t" || $0 == "\r\n" || $0 == "\r" ? " " : $0 })
-        return flat.count > maximumCellWidth ? String(flat.prefix(maximumCellWidth - 1)) + "…" : flat
+    /// The cell escaped, cut to `maximumCellWidth` columns, and its width.
+    private func clip(_ text: String) -> (text: String, width: Int) {
+        let escaped = Output.escaped(text)
+        let width = displayWidth(escaped)
+        guard width > maximumCellWidth else { return (escaped, width) }
+        var clipped = "", clippedWidth = 0
+        for character in escaped {
+            let characterWidth = displayWidth(character)
+            if clippedWidth + characterWidth > maximumCellWidth - 1 { break }
+            clipped.append(character)
+            clippedWidth += characterWidth
+        }
+        return (clipped + "…", clippedWidth + 1)
+    }
+}
+
+/// How many terminal columns `text` takes: the sum of its characters' widths.
+func displayWidth(_ text: String) -> Int {
+    text.allSatisfy(\.isASCII) ? text.utf8.count : text.reduce(0) { $0 + displayWidth($1) }
+}
+
+/// How many terminal columns one character (a grapheme cluster) takes: 2 for emoji presentation
+/// and East Asian Wide or Fullwidth, 0 for a lone combining mark or format character, else 1.
+/// Marks and joiners inside a cluster add nothing: the cluster is as wide as its base.
+func displayWidth(_ character: Character) -> Int {
+    let scalars = character.unicodeScalars
+    guard let first = scalars.first else { return 0 }
+    let properties = first.properties
+    if properties.isEmojiPresentation { return 2 }
+    if properties.isEmoji && scalars.contains("\u{FE0F}") { return 2 }  // text emoji asked to show as emoji
+    switch properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format, .control: return 0
+    default: return isEastAsianWide(first.value) ? 2 : 1
+    }
+}
+
+/// East Asian Width W or F (Unicode's EastAsianWidth.txt), the blocks that matter: Hangul,
+/// CJK ideographs, kana, CJK symbols and punctuation, Yi, fullwidth forms. Emoji are found by
+/// their Emoji_Presentation property instead.
+private func isEastAsianWide(_ value: UInt32) -> Bool {
+    switch value {
+    case 0x1100...0x115F,   // Hangul Jamo initial consonants
+         0x2E80...0x303E,   // CJK radicals, Kangxi radicals, ideographic description, CJK symbols and punctuation
+         0x3041...0x33FF,   // kana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, enclosed and compatibility
+         0x3400...0x4DBF,   // CJK extension A
+         0x4E00...0x9FFF,   // CJK unified ideographs
+         0xA000...0xA4CF,   // Yi
+         0xA960...0xA97F,   // Hangul Jamo extended A
+         0xAC00...0xD7A3,   // Hangul syllables
+         0xF900...0xFAFF,   // CJK compatibility ideographs
+         0xFE10...0xFE19,   // vertical forms
+         0xFE30...0xFE6F,   // CJK compatibility forms, small form variants
+         0xFF00...0xFF60,   // fullwidth forms
+         0xFFE0...0xFFE6,   // fullwidth signs
+         0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF,  // Tangut, Khitan, kana supplements
+         0x20000...0x2FFFD, 0x30000...0x3FFFD:  // CJK extensions B and later
+        return true
+    default:
+        return false
     }
 }
 

@@ -41,7 +41,7 @@ struct SyncHistoryBehaviourTests {
             #expect(history[1].error?.contains("\(broken.url.path): events[0].date: '2026-02-30' is not a calendar date") == true)
             #expect(history[0].error?.contains("cannot read") == true)
 
-            // The JSON form, as `storectl sync history --json` prints it.
+            // The JSON form, as `storectl history --json` prints it.
             let json = history[0].jsonValue
             #expect(json["outcome"] == .string("failed"))
             #expect(json["source"] == .string(folder.file("absent.json").path))

@@ -104,6 +104,8 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
                                     timeoutInterval: request.timeout.timeInterval)
         urlRequest.httpMethod = "GET"
+        // The library and its version (what `storectl --version` prints); a request may set its own.
+        urlRequest.setValue(Store.userAgent, forHTTPHeaderField: "User-Agent")
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }

@@ -23,7 +23,7 @@ struct EventsCalendar: AsyncParsableCommand {
                              "September", "October", "November", "December"]
 
     /// Each day is four columns wide: the day number right-aligned in three, then `*` if it has events.
-    static func render(_ month: YearMonth, counts: [Int: Int]) -> String {
+    static func render(_ month: YearMonth, counts: [Int: Int]) -> TerminalText {
         let width = 7 * 4
         let title = "\(monthNames[month.month - 1]) \(month.year)"
         var lines = [String(repeating: " ", count: max(0, (width - title.count) / 2)) + title]
@@ -41,6 +41,6 @@ struct EventsCalendar: AsyncParsableCommand {
         let total = counts.values.reduce(0, +)
         lines.append("")
         lines.append(total == 0 ? "no events" : "* \(total) event\(total == 1 ? "" : "s") on \(counts.count) day\(counts.count == 1 ? "" : "s")")
-        return lines.joined(separator: "\n")
+        return TerminalText(lines: lines)
     }
 }

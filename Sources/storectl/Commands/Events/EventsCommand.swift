@@ -4,8 +4,8 @@ import Store
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
-        abstract: "List, show, add and delete calendar events; see which dates have them.",
-        subcommands: [EventsList.self, EventsShow.self, EventsAdd.self, EventsDelete.self, EventsDates.self, EventsCalendar.self]
+        abstract: "List, show, add, update and delete calendar events; see which dates have them.",
+        subcommands: [EventsList.self, EventsShow.self, EventsAdd.self, EventsUpdate.self, EventsDelete.self, EventsDates.self, EventsCalendar.self]
     )
 }
 

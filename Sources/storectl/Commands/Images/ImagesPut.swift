@@ -28,7 +28,8 @@ struct ImagesPut: AsyncParsableCommand {
         let evicted = try await withStoreErrors(store.resolvedPath) {
             try await opened.images.put(url, data: data, contentType: type)
         }
-        Output.print("cached \(url) (\(data.count) bytes)" + (evicted.isEmpty ? "" : "; evicted \(evicted.count) least recently used"))
+        let evictions = evicted.isEmpty ? "" : "; evicted \(evicted.count) least recently used"
+        Output.print("cached \(url) (\(data.count) bytes)\(evictions)")
     }
 
     static func contentType(forExtension ext: String) -> String? {

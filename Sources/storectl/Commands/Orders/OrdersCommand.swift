@@ -3,7 +3,7 @@ import ArgumentParser
 struct OrdersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orders",
-        abstract: "List, show, add, total and delete orders.",
-        subcommands: [OrdersList.self, OrdersShow.self, OrdersAdd.self, OrdersTotal.self, OrdersDelete.self]
+        abstract: "List, show, add, update, total and delete orders.",
+        subcommands: [OrdersList.self, OrdersShow.self, OrdersAdd.self, OrdersUpdate.self, OrdersTotal.self, OrdersDelete.self]
     )
 }

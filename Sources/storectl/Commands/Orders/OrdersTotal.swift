@@ -13,6 +13,6 @@ struct OrdersTotal: AsyncParsableCommand {
             guard let total = try await opened.orders.total(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
             return total
         }
-        Output.print(total.description)
+        Output.print("\(total)")
     }
 }

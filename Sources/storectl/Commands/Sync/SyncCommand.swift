@@ -2,19 +2,11 @@ import ArgumentParser
 import Foundation
 import Store
 
-struct SyncCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sync",
-        abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL; see its history.",
-        subcommands: [SyncRunCommand.self, SyncHistoryCommand.self],
-        defaultSubcommand: SyncRunCommand.self
-    )
-}
-
-/// `storectl sync SOURCE`: the default subcommand of `sync`, so `storectl sync history` stays free.
+/// `storectl sync SOURCE`. It has no subcommands, so any SOURCE, a file named `history`
+/// included, is a feed; the history is `storectl history`.
 struct SyncRunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run",
+        commandName: "sync",
         abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL.",
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
@@ -28,13 +20,13 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "A feed file path or an http(s) URL.") var source: String
-    @Option(help: "keep-existing (default), prefer-remote or three-way.") var policy: SyncPolicy = .keepExisting
+    @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
     var maxBytes: String?
-    @Option(help: "Seconds without progress before an HTTP request times out (default 30).") var timeout: Int = 30
+    @Option(help: "Seconds without progress before an HTTP request times out.") var timeout: Int = 30
 
     func validate() throws {
         do { _ = try FeedSource(source) } catch { throw ValidationError("\(error)") }
@@ -73,8 +65,8 @@ struct SyncRunCommand: AsyncParsableCommand {
         }
     }
 
-    static func render(_ report: SyncReport) -> String {
-        var lines = ["\(report.source): \(report.status.rawValue) (\(report.policy.rawValue))"]
+    static func render(_ report: SyncReport) -> TerminalText {
+        var lines: [TerminalText] = ["\(report.source): \(report.status.rawValue) (\(report.policy.rawValue))"]
         guard report.status != .upToDate else { return lines[0] }
         var table = Table("KIND", "INSERTED", "UPDATED", "KEPT", "UNCHANGED", "DELETED", rightAligned: [1, 2, 3, 4, 5])
         for (name, counts) in [("frameworks", report.frameworks), ("orders", report.orders), ("events", report.events)] {
@@ -83,10 +75,10 @@ struct SyncRunCommand: AsyncParsableCommand {
         }
         lines.append(table.render())
         let images = report.images
-        lines.append("images: \(images.stored) stored, \(images.alreadyCached) already cached, \(images.downloaded) downloaded, "
-                     + "\(images.failed) failed, \(images.deleted) deleted")
+        let downloads = "\(images.downloaded) downloaded, \(images.failed) failed, \(images.deleted) deleted"
+        lines.append("images: \(images.stored) stored, \(images.alreadyCached) already cached, \(downloads)")
         for conflict in report.conflicts { lines.append("conflict: \(conflict.kind) '\(conflict.key)' changed on both sides; kept local") }
-        return lines.joined(separator: "\n")
+        return TerminalText(lines: lines)
     }
 }
 

@@ -6,7 +6,7 @@ struct SyncHistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Flag(help: "Print a JSON array.") var json = false
-    @Option(help: "How many to show (default 20).") var limit: Int = 20
+    @Option(help: "How many to show.") var limit: Int = 20
 
     func run() async throws {
         let opened = try await store.open(existing: true)
