@@ -20,7 +20,7 @@ struct ForeignFileTests {
 
     static let commands: [[String]] = [
         ["frameworks", "list"], ["frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "u", "--description", "d"],
-        ["orders", "list", "--json"], ["migrate"], ["migrate", "--dry-run"], ["migrate", "status"], ["export"], ["sync", "history"],
+        ["orders", "list", "--json"], ["migrate"], ["migrate", "--dry-run"], ["migrate", "status"], ["export"], ["history"],
         ["images", "list"],
     ]
 
@@ -98,7 +98,7 @@ struct ForeignFileTests {
             ["frameworks", "list"], ["frameworks", "show", "a"], ["orders", "list"], ["orders", "show", "o"], ["orders", "total", "o"],
             ["events", "list"], ["events", "show", "e"], ["events", "dates", "--month", "2026-06"], ["events", "calendar", "2026-06"],
             ["images", "list"], ["images", "stats"], ["images", "get", "https://example.com/a.png"],
-            ["migrate", "status"], ["migrate", "--dry-run"], ["export"], ["sync", "history"],
+            ["migrate", "status"], ["migrate", "--dry-run"], ["export"], ["history"],
             ["sync", "--dry-run", try storectl.directory.write(Data(#"{"version": 1}"#.utf8), to: "feed.json")],
         ]
         for command in readOnly {
