@@ -45,16 +45,31 @@ final class ReaderPool: @unchecked Sendable {
     /// The number of connections open now (for tests that check nothing leaks).
     var openConnections: Int { lock.withLock { openCount } }
 
+    /// Runs `body` in a read transaction. A read whose task is cancelled before it starts is not
+    /// run (`CancellationError`); a running one sees it through `Database.checkCancellation()`.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            acquire(Waiter(
-                run: { reader in
-                    let result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
-                    self.release(reader)
-                    continuation.resume(with: result)
-                },
-                fail: { continuation.resume(throwing: $0) }
-            ))
+        try Task.checkCancellation()
+        let cancellation = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                acquire(Waiter(
+                    run: { reader in
+                        let result: Result<T, any Error>
+                        if cancellation.isCancelled {
+                            result = .failure(CancellationError())
+                        } else {
+                            reader.database.cancellation = cancellation
+                            result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                            reader.database.cancellation = nil
+                        }
+                        self.release(reader)
+                        continuation.resume(with: result)
+                    },
+                    fail: { continuation.resume(throwing: $0) }
+                ))
+            }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
