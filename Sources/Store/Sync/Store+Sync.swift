@@ -16,26 +16,22 @@ extension Store {
     ///   retried next sync), it never rolls back the records;
     /// - a 304 answer to the conditional request ends the sync as `.upToDate` without parsing;
     /// - with `options.dryRun`, the same report is computed and nothing is written;
-    /// - every sync but a dry run is recorded in the history, failures included.
+    /// - every sync but a dry run is recorded in the history, failures included; the entry of a
+    ///   sync that applied its records is committed in the same transaction as they are, so it
+    ///   exists if and only if they were applied (and is completed once the images are
+    ///   downloaded). A failed sync adds its history row and changes nothing else.
     public func sync(from source: FeedSource, options: SyncOptions = SyncOptions()) async throws -> SyncReport {
         let clock = configuration.clock
         let startedAt = clock.now()
         do {
-            var report = try await performSync(source, options: options)
-            if !options.dryRun {
-                let entry = SyncHistoryEntry(
-                    source: source.key, startedAt: startedAt, finishedAt: clock.now(), policy: options.policy,
-                    outcome: report.status == .upToDate ? .upToDate : report.images.failed > 0 ? .appliedWithImageFailures : .applied,
-                    report: report)
-                try await write { try SyncStateTable(db: $0).appendHistory(entry) }
-            }
+            var report = try await performSync(source, options: options, startedAt: startedAt)
             report.imageFailures.sort { $0.url < $1.url }
             return report
         } catch {
             if !options.dryRun {
                 let entry = SyncHistoryEntry(source: source.key, startedAt: startedAt, finishedAt: clock.now(),
                                              policy: options.policy, outcome: .failed, error: String(describing: error))
-                try? await write { try SyncStateTable(db: $0).appendHistory(entry) }
+                _ = try? await write { try SyncStateTable(db: $0).appendHistory(entry) }
             }
             throw error
         }
@@ -46,7 +42,7 @@ extension Store {
         try await read { try SyncStateTable(db: $0).history(limit: limit) }
     }
 
-    private func performSync(_ source: FeedSource, options: SyncOptions) async throws -> SyncReport {
+    private func performSync(_ source: FeedSource, options: SyncOptions, startedAt: Date) async throws -> SyncReport {
         let key = source.key
         let validators = try await read { try SyncStateTable(db: $0).validators(for: key) }
         let loader = FeedLoader(fetcher: fetcher, options: options)
@@ -64,7 +60,13 @@ extension Store {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
                 let now = configuration.clock.now()
-                try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
+                let entry = SyncHistoryEntry(source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
+                                             outcome: .upToDate, report: report)
+                try await write { db in
+                    let state = SyncStateTable(db: db)
+                    _ = try state.saveSource(key, validators: validators, syncedAt: now)
+                    try state.appendHistory(entry)
+                }
             }
             return report
         }
@@ -72,13 +74,14 @@ extension Store {
         // The await above is over: anything may have changed. Everything is decided now, inside
         // the write transaction, as the pages are read record by record.
         let budget = configuration.imageCacheBudget
-        let now = configuration.clock.now()
+        let clock = configuration.clock
+        let now = clock.now()
         let newValidators = SourceValidators(etag: fetched.etag, lastModified: fetched.lastModified)
         let policy = options.policy
         let dryRun = options.dryRun
-        var (report, downloads, records): (SyncReport, [FeedImage], Int)
+        var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
-            (report, downloads, records) = try await write { db in
+            (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(db: db, source: key, validators: newValidators, policy: policy,
                                                 imageBudget: budget, now: now, status: status)
                 var validator = FeedValidator()
@@ -93,10 +96,16 @@ extension Store {
                 if dryRun {
                     throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
                 }
-                return (reconciler.report, reconciler.imagesToDownload, validator.recordCount)
+                let state = SyncStateTable(db: db)
+                let report = reconciler.report
+                // Committed with the records: the history row exists if and only if they do.
+                let historyID = try state.appendHistory(SyncHistoryEntry(
+                    source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+                    outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                return (report, reconciler.imagesToDownload, validator.recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
-            (report, downloads, records) = (rollback.report, rollback.downloads, rollback.records)
+            (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
         }
         options.progress?(.validated(records: records))
         options.progress?(.reconciled(records: records))
@@ -105,12 +114,21 @@ extension Store {
             report.images.downloaded = downloads.count
             return report
         }
+        guard !downloads.isEmpty else { return report }
         try await downloadImages(downloads, into: &report, options: options)
-        if report.images.failed > 0 {
-            // Forget the validators, so the next sync fetches the feed again (no 304) and retries
-            // the images that failed.
-            let now = configuration.clock.now()
-            try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: SourceValidators(), syncedAt: now) }
+        report.imageFailures.sort { $0.url < $1.url }
+        let entry = SyncHistoryEntry(
+            source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+            outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
+        let forget = report.images.failed > 0
+        let row = historyID
+        // The records are committed: the history entry is completed with what became of the
+        // images, and the validators forgotten if some failed, so the next sync fetches the feed
+        // again (no 304) and retries them.
+        try await write { db in
+            let state = SyncStateTable(db: db)
+            try state.completeHistory(row, with: entry)
+            if forget { _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now) }
         }
         return report
     }

@@ -48,5 +48,31 @@ struct SyncLifecycleBehaviourTests {
 
     // MARK: History
 
+    /// The history row of a successful sync is committed in the same transaction as its
+    /// records: when the row cannot be written, the records are not applied either (a temporary
+    /// trigger on this connection refuses every history row but a failure's).
+    @Test func theHistoryRowIsCommittedWithTheRecords() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f", 1)]))
+            try await store.write { db in
+                try db.execute("""
+                    CREATE TEMP TRIGGER refuse_history BEFORE INSERT ON main.sync_history WHEN NEW.outcome <> 'failed'
+                    BEGIN SELECT RAISE(ABORT, 'history refused'); END
+                    """)
+            }
+            let error = await behaviourError { try await store.sync(from: source) }
+            #expect(String(describing: error).contains("history refused"))
+            let applied = try await store.frameworks.count()
+            let rows = try await store.syncHistory()
+            #expect(applied == 0, "the records were committed without their history row")
+            #expect(rows.map(\.outcome) == [.failed])
+
+            try await store.write { db in try db.execute("DROP TRIGGER temp.refuse_history") }
+            _ = try await store.sync(from: source)
+            #expect(try await store.frameworks.count() == 1)
+            #expect(try await store.syncHistory().map(\.outcome) == [.applied, .failed])
+        }
+    }
+
     // MARK: Images
 }
