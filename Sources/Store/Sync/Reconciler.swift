@@ -51,12 +51,30 @@ struct Reconciler: FeedSink {
         try received.flush()
     }
 
-    mutating func receive(_ framework: Framework) throws { try reconcile(framework, in: db.frameworks) }
-    mutating func receive(_ order: Order) throws { try reconcile(order, in: db.orders) }
-    mutating func receive(_ event: Event) throws { try reconcile(event, in: db.events) }
-    mutating func receive(_ image: FeedImage) throws { try reconcile(image) }
+    // Each record first checks whether the sync was cancelled: if it was, the transaction stops
+    // here and is rolled back.
+    mutating func receive(_ framework: Framework) throws {
+        try db.checkCancellation()
+        try reconcile(framework, in: db.frameworks)
+    }
+
+    mutating func receive(_ order: Order) throws {
+        try db.checkCancellation()
+        try reconcile(order, in: db.orders)
+    }
+
+    mutating func receive(_ event: Event) throws {
+        try db.checkCancellation()
+        try reconcile(event, in: db.events)
+    }
+
+    mutating func receive(_ image: FeedImage) throws {
+        try db.checkCancellation()
+        try reconcile(image)
+    }
 
     mutating func receiveTombstone(_ key: String, kind: RecordKind) throws {
+        try db.checkCancellation()
         switch kind {
         case .framework: try tombstone(key, in: db.frameworks)
         case .order: try tombstone(key, in: db.orders)

@@ -19,7 +19,11 @@ extension Store {
     /// - every sync but a dry run is recorded in the history, failures included; the entry of a
     ///   sync that applied its records is committed in the same transaction as they are, so it
     ///   exists if and only if they were applied (and is completed once the images are
-    ///   downloaded). A failed sync adds its history row and changes nothing else.
+    ///   downloaded). A failed sync adds its history row and changes nothing else;
+    /// - cancelling the task that awaits it stops it: before its records are committed, it
+    ///   throws `CancellationError` and leaves the store exactly as it was (no history row
+    ///   either); while images download (the records committed), the downloads stop and the
+    ///   images not downloaded are reported as failed ("cancelled"), to be tried again next sync.
     public func sync(from source: FeedSource, options: SyncOptions = SyncOptions()) async throws -> SyncReport {
         let clock = configuration.clock
         let startedAt = clock.now()
@@ -28,6 +32,8 @@ extension Store {
             report.imageFailures.sort { $0.url < $1.url }
             return report
         } catch {
+            // A cancelled sync is not recorded: the store stays exactly as it was.
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
             if !options.dryRun {
                 let entry = SyncHistoryEntry(source: source.key, startedAt: startedAt, finishedAt: clock.now(),
                                              policy: options.policy, outcome: .failed, error: String(describing: error))
@@ -115,31 +121,36 @@ extension Store {
             return report
         }
         guard !downloads.isEmpty else { return report }
-        try await downloadImages(downloads, into: &report, options: options)
+        await downloadImages(downloads, into: &report, options: options)
         report.imageFailures.sort { $0.url < $1.url }
         let entry = SyncHistoryEntry(
             source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
             outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
         let forget = report.images.failed > 0
         let row = historyID
-        // The records are committed: the history entry is completed with what became of the
-        // images, and the validators forgotten if some failed, so the next sync fetches the feed
-        // again (no 304) and retries them.
-        try await write { db in
-            let state = SyncStateTable(db: db)
-            try state.completeHistory(row, with: entry)
-            if forget { _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now) }
-        }
+        // The records are committed: the history must say what became of the images, and the
+        // validators be forgotten if some failed (so the next sync fetches the feed again, no
+        // 304, and retries them), even when the sync was cancelled during the downloads. So this
+        // short write runs in a task of its own, which does not inherit the caller's cancellation.
+        try await Task {
+            try await self.write { db in
+                let state = SyncStateTable(db: db)
+                try state.completeHistory(row, with: entry)
+                if forget { _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now) }
+            }
+        }.value
         return report
     }
 
-    private func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async throws {
+    /// Downloads `images`, a few at a time; each failure is reported. When the task is
+    /// cancelled, the downloads stop and the images not downloaded are reported as "cancelled".
+    private func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async {
         guard !images.isEmpty else { return }
         let pipeline = imagePipeline
         let fetcher = fetcher
         var done = 0
         options.progress?(.images(done: 0, total: images.count))
-        try await withThrowingTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
+        await withTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
             var pending = images[...]
             func startNext() {
                 guard let image = pending.popFirst() else { return }
@@ -148,6 +159,7 @@ extension Store {
                         return (image.url, .failure(FeedSourceError.invalid(image.url, reason: "not a URL")))
                     }
                     do {
+                        try Task.checkCancellation()
                         let outcome = try await pipeline.load(
                             image.url, from: location, store: self, fetcher: fetcher,
                             maximumBytes: options.maximumImageBytes, timeout: options.timeout)
@@ -158,13 +170,13 @@ extension Store {
                 }
             }
             for _ in 0..<max(1, options.imageConcurrency) { startNext() }
-            while let (url, result) = try await group.next() {
+            while let (url, result) = await group.next() {
                 switch result {
                 case .success(.downloaded): report.images.downloaded += 1
                 case .success(.alreadyCached): report.images.alreadyCached += 1
                 case .failure(let error):
                     report.images.failed += 1
-                    report.imageFailures.append(.init(url: url, reason: String(describing: error)))
+                    report.imageFailures.append(.init(url: url, reason: error is CancellationError ? "cancelled" : String(describing: error)))
                 }
                 done += 1
                 options.progress?(.images(done: done, total: images.count))

@@ -8,6 +8,98 @@ import Testing
 struct SyncLifecycleBehaviourTests {
     // MARK: Cancellation
 
+    /// The feed's server stalls (headers and one byte, then nothing for 30 s): cancelling the
+    /// task that awaits the sync ends it at once with CancellationError, and nothing is written,
+    /// not even a history row.
+    @Test func cancellingTheSyncTaskStopsAStalledDownload() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        let requested = BehaviourLatch()
+        let transport = HTTPTransport { request in
+            await requested.open()
+            return try await HTTPTransport.live.send(request)
+        }
+        try await withBehaviourStore(transport: transport) { store, _ in
+            try await store.frameworks.insert(KindFixture.framework.framework("kept", 1))
+            let before = try storeFileBytes(store)
+            var options = SyncOptions()
+            options.timeout = .seconds(60)
+            let stalled = options
+            let url = server.url("/slow?seconds=30")
+            let sync = Task { try await store.sync(from: .remote(url), options: stalled) }
+            await requested.wait()
+            let started = ContinuousClock.now
+            sync.cancel()
+            let result = await sync.result
+            #expect(ContinuousClock.now - started < .seconds(10), "the stalled download went on after cancellation")
+            #expect(throws: CancellationError.self) { try result.get() }
+            #expect(try storeFileBytes(store) == before)
+            #expect(try await store.syncHistory().isEmpty)
+            #expect(try await store.frameworks.fetchAll().map(\.id) == ["kept"])
+        }
+    }
+
+    /// Cancelled while an image downloads (the records committed): the download stops, the
+    /// image is reported as failed ("cancelled"), and the history says so.
+    @Test func cancellingDuringImageDownloadsStopsThem() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        let imageRequested = BehaviourLatch()
+        let transport = HTTPTransport { request in
+            if request.url.path == "/slow" { await imageRequested.open() }
+            return try await HTTPTransport.live.send(request)
+        }
+        try await withBehaviourStore(transport: transport) { store, folder in
+            let image = server.url("/slow?seconds=30").absoluteString
+            let source = try folder.write("feed.json", behaviourFeed(
+                frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(image)]))
+            var options = SyncOptions()
+            options.timeout = .seconds(60)
+            let stalled = options
+            let sync = Task { try await store.sync(from: source, options: stalled) }
+            await imageRequested.wait()
+            let started = ContinuousClock.now
+            sync.cancel()
+            let report = try await sync.value
+            #expect(ContinuousClock.now - started < .seconds(10), "the stalled download went on after cancellation")
+            #expect(report.frameworks.inserted == 1)
+            #expect(report.images.failed == 1 && report.imageFailures.map(\.reason) == ["cancelled"])
+            #expect(try await store.frameworks.count() == 1)
+            #expect(try await store.images.list().isEmpty)
+            let history = try await store.syncHistory()
+            #expect(history.map(\.outcome) == [.appliedWithImageFailures])
+            #expect(history.first?.reportJSON?.contains("cancelled") == true)
+        }
+    }
+
+    /// Cancelled once every page is read, before its write transaction started: the
+    /// transaction is never run.
+    @Test func cancelledBeforeItsWriteTheSyncWritesNothing() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            let records = (0..<50).map { KindFixture.framework.json("f\($0)", 1) }
+            let source = try folder.write("feed.json", behaviourFeed(frameworks: records))
+            let before = try storeFileBytes(store)
+            let task = BehaviourBox<Task<SyncReport, any Error>?>(nil)
+            let started = BehaviourLatch()
+            var options = SyncOptions()
+            // Told once the page is read, before the write transaction: cancels its own task.
+            options.progress = { progress in
+                if case .fetchedPage = progress { task.withValue { $0?.cancel() } }
+            }
+            let cancelling = options
+            let sync = Task {
+                await started.wait()
+                return try await store.sync(from: source, options: cancelling)
+            }
+            task.withValue { $0 = sync }
+            await started.open()
+            await #expect(throws: CancellationError.self) { try await sync.value }
+            #expect(try await store.frameworks.count() == 0)
+            #expect(try await store.syncHistory().isEmpty)
+            #expect(try storeFileBytes(store) == before)
+        }
+    }
+
     /// `store.write` from a cancelled task is not run; one already running checks for
     /// cancellation where it loops (`db.checkCancellation()`) and is rolled back.
     @Test func writesHonourCancellation() async throws {
