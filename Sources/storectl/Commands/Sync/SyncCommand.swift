@@ -19,7 +19,9 @@ struct SyncRunCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
             (invalid feed, network, disk); 3 the records were applied but some images failed to \
-            download (they are retried next sync); 64 bad arguments.
+            download (they are retried next sync); 64 bad arguments; 130 (SIGINT, Ctrl-C) or 143 \
+            (SIGTERM) interrupted: the store is unchanged, or, if the signal came while images \
+            downloaded, the records are applied.
             A bearer token for the feed's server is read from $STORECTL_FEED_TOKEN; it is never printed.
             """
     )
@@ -58,6 +60,11 @@ struct SyncRunCommand: AsyncParsableCommand {
             report = try await opened.sync(from: feedSource, options: options)
         } catch {
             progress.finish()
+            if error is CancellationError {
+                if json { Output.printJSON(.object(["status": .string("interrupted"), "source": .string(feedSource.key)])) }
+                Output.printError("sync from \(feedSource) into \(store.resolvedPath) interrupted; the store is unchanged")
+                throw error
+            }
             // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
             throw CLIError("sync from \(feedSource) into \(store.resolvedPath) failed; the store is unchanged:\n\(error)")
         }

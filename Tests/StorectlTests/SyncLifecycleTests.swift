@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// `storectl sync` from start to end: interrupted by a signal, fed from stdin, failing with
+/// `--json`, and keeping the image budget.
+@Suite("storectl sync lifecycle")
+struct SyncLifecycleTests {
+    /// The store file's bytes, and whether a -wal or -shm was left beside it.
+    func snapshot(_ storectl: Storectl) throws -> (Data, Bool) {
+        let leftovers = ["-wal", "-shm", "-journal"].contains { FileManager.default.fileExists(atPath: storectl.db + $0) }
+        return (try Data(contentsOf: URL(fileURLWithPath: storectl.db)), leftovers)
+    }
+
+    /// A store holding one framework, closed.
+    func seededStore() async throws -> Storectl {
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("frameworks", "add", "--id", "kept", "--name", "Kept", "--image-name", "k",
+                                         "--url", "https://example.com/k", "--description", "d"))
+        return storectl
+    }
+
+    // MARK: Signals
+
+    /// `storectl sync FIFO` in the background; the shell's `exec 3> FIFO` returns once storectl
+    /// has opened the FIFO to read the feed (the readiness handshake), then half a feed is
+    /// written and the signal sent; the FIFO stays open, so only the signal can end the sync.
+    func interruptReadingFeed(signal: String) async throws -> (StorectlResult, Storectl, before: Data) {
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let script = """
+            mkfifo feed.fifo || exit 90
+            "$0" sync feed.fifo --json > sync.out 2> sync.err &
+            pid=$!
+            exec 3> feed.fifo
+            printf '{"version": 1, "frameworks": [{"id": "new", "name": "N", ' >&3
+            kill -\(signal) $pid
+            wait $pid
+            echo "exit $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 30)
+        return (result, storectl, before)
+    }
+
+    @Test("SIGINT while the feed is being read: exit 130, interrupted, the store byte-for-byte unchanged")
+    func sigintWhileReading() async throws {
+        let (result, storectl, before) = try await interruptReadingFeed(signal: "INT")
+        #expect(!result.timedOut, "storectl ignored SIGINT: \(result)")
+        #expect(result.output == "exit 130", "\(result)")
+        let out = try String(contentsOfFile: storectl.directory.file("sync.out"), encoding: .utf8)
+        let err = try String(contentsOfFile: storectl.directory.file("sync.err"), encoding: .utf8)
+        #expect(try JSON.object(out)["status"] as? String == "interrupted", "stdout: \(out)")
+        #expect(err.contains("interrupted") && err.contains("unchanged"), "stderr: \(err)")
+        let (after, leftovers) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+        #expect(!leftovers, "the store was not closed")
+    }
+
+    @Test("SIGTERM while the feed is being read: exit 143, interrupted, the store byte-for-byte unchanged")
+    func sigtermWhileReading() async throws {
+        let (result, storectl, before) = try await interruptReadingFeed(signal: "TERM")
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.output == "exit 143", "\(result)")
+        let out = try String(contentsOfFile: storectl.directory.file("sync.out"), encoding: .utf8)
+        #expect((try? JSON.object(out))?["status"] as? String == "interrupted", "stdout: \(out)")
+        let (after, leftovers) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+        #expect(!leftovers, "the store was not closed")
+    }
+
+    /// A server on 127.0.0.1 that accepts the request and never answers; it tells the shell
+    /// (through a FIFO) once the request has arrived, and only then is the signal sent.
+    static let stalledServer = """
+        import socket, sys, time
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(5)
+        with open(sys.argv[1], "w") as port:
+            port.write(str(server.getsockname()[1]) + "\\n")
+        connection, _ = server.accept()
+        connection.recv(65536)
+        with open(sys.argv[2], "w") as ready:
+            ready.write("requested\\n")
+        time.sleep(40)
+        """
+
+    @Test("SIGINT on a stalled server: the request is abandoned, exit 130 well before any timeout")
+    func sigintOnStalledServer() async throws {
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let server = storectl.directory.file("server.py")
+        try Data(Self.stalledServer.utf8).write(to: URL(fileURLWithPath: server))
+        let script = """
+            mkfifo port.fifo ready.fifo || exit 90
+            python3 server.py port.fifo ready.fifo &
+            server=$!
+            read port < port.fifo
+            "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 60 > sync.out 2> sync.err &
+            pid=$!
+            read ready < ready.fifo
+            kill -INT $pid
+            wait $pid
+            echo "exit $?"
+            kill $server
+            """
+        let started = ContinuousClock.now
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 40)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.output == "exit 130", "\(result)")
+        // The timeout is 60 s: ending well before it means the signal ended the request.
+        #expect(ContinuousClock.now - started < .seconds(30))
+        let (after, _) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+    }
+
+    // MARK: --json and stdin
+
+    // MARK: Image budget
+
+    func imageFeed(_ storectl: Storectl, sizes: [Int]) throws -> String {
+        let images = sizes.enumerated().map { index, size in
+            #"{"url": "https://example.com/i\#(index).png", "contentType": "image/png", "data": "\#(Data(repeating: UInt8(index), count: size).base64EncodedString())"}"#
+        }
+        return try storectl.directory.write(Data(#"{"version": 1, "images": [\#(images.joined(separator: ", "))]}"#.utf8), to: "images.json")
+    }
+}
