@@ -122,4 +122,34 @@ struct SyncLifecycleTests {
         }
         return try storectl.directory.write(Data(#"{"version": 1, "images": [\#(images.joined(separator: ", "))]}"#.utf8), to: "images.json")
     }
+
+    @Test("sync keeps STORECTL_IMAGE_BUDGET: the cache ends within it; an image larger than the whole budget is not stored and is reported")
+    func syncKeepsTheBudget() async throws {
+        let storectl = try Storectl()
+        let feed = try imageFeed(storectl, sizes: [1000, 1200, 6249])
+        let result = try await storectl.run(["sync", feed, "--json"], environment: ["STORECTL_IMAGE_BUDGET": "3000"])
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("https://example.com/i2.png") && result.stderr.contains("budget"), "\(result)")
+        let stats = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json")).stdout)
+        let total = try #require(JSON.integer(stats["totalBytes"]))
+        #expect(total <= 3000 && total == 2200, "\(stats)")
+        let list = try JSON.array(expectSuccess(try await storectl("images", "list", "--json")).stdout)
+        #expect(list.compactMap { $0["url"] as? String } == ["https://example.com/i0.png", "https://example.com/i1.png"])
+    }
+
+    @Test("sync --budget: like the image commands; the cache is evicted down to it")
+    func syncTakesBudget() async throws {
+        let storectl = try Storectl()
+        for index in 0..<3 {
+            let file = try storectl.directory.write(Data(repeating: 1, count: 1000), to: "f\(index).png")
+            expectSuccess(try await storectl("images", "put", "https://example.com/old\(index).png", file))
+        }
+        let feed = try imageFeed(storectl, sizes: [500])
+        let result = try await storectl("sync", feed, "--budget", "2KiB")
+        expectSuccess(result)
+        let stats = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json")).stdout)
+        #expect(try #require(JSON.integer(stats["totalBytes"])) <= 2048, "\(stats)")
+        let bad = try await storectl("sync", feed, "--budget", "lots")
+        expectFailure(bad, status: 64, mentioning: ["--budget"])
+    }
 }

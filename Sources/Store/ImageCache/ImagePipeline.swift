@@ -23,16 +23,19 @@ actor ImagePipeline {
     /// Downloads started (for tests and benchmarks: must equal the distinct URLs requested).
     private(set) var downloadCount = 0
 
-    /// Makes sure `url` is cached, downloading it from `location` if needed.
+    /// Makes sure `url` is cached, downloading it from `location` if needed. Stored with
+    /// `contentType` when given (a feed's), else the response's.
     func load(
-        _ url: String, from location: URL, store: Store, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
+        _ url: String, from location: URL, contentType: String? = nil, store: Store, fetcher: HTTPFetcher,
+        maximumBytes: Int, timeout: Duration
     ) async throws -> Outcome {
         let key = Array(url.utf8)
         if let flight = inFlight[key], flight.join() { return try await wait(for: flight, key: key) }
         let flight = SharedFlight<Outcome> {
             if try await store.images.contains(url) { return .alreadyCached }
             await self.countDownload()
-            let (data, contentType) = try await Self.download(location, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            let (data, responseType) = try await Self.download(location, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            let contentType = contentType ?? responseType
             let budget = store.configuration.imageCacheBudget
             let now = store.configuration.clock.now()
             let inserted = try await store.write { db in

@@ -104,6 +104,10 @@ extension Store {
                 }
                 let state = SyncStateTable(db: db)
                 let report = reconciler.report
+                if report.images.failed > 0 {
+                    // Forget the validators, so the next sync fetches the feed again (no 304).
+                    _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now)
+                }
                 // Committed with the records: the history row exists if and only if they do.
                 let historyID = try state.appendHistory(SyncHistoryEntry(
                     source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
@@ -161,7 +165,7 @@ extension Store {
                     do {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
-                            image.url, from: location, store: self, fetcher: fetcher,
+                            image.url, from: location, contentType: image.contentType, store: self, fetcher: fetcher,
                             maximumBytes: options.maximumImageBytes, timeout: options.timeout)
                         return (image.url, .success(outcome))
                     } catch {

@@ -167,4 +167,42 @@ struct SyncLifecycleBehaviourTests {
     }
 
     // MARK: Images
+
+    /// A downloaded image keeps the feed's contentType when it gives one, else the response's.
+    @Test func downloadedImagesKeepTheFeedsContentType() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        let typed = try server.publish("img/a.bin", data: Data("webp-bytes".utf8))
+        let untyped = try server.publish("img/b.bin", data: Data("other-bytes".utf8))
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write("feed.json", behaviourFeed(images: [
+                imageJSON(typed.absoluteString, contentType: "image/webp"), imageJSON(untyped.absoluteString),
+            ]))
+            let report = try await store.sync(from: source)
+            #expect(report.images.downloaded == 2, "\(report.imageFailures)")
+            #expect(try await store.images.get(typed.absoluteString)?.contentType == "image/webp")
+            #expect(try await store.images.get(untyped.absoluteString)?.contentType == "application/octet-stream")
+        }
+    }
+
+    /// The store's budget holds for sync: an inline image larger than the whole budget is not
+    /// stored and is reported; the records are still applied.
+    @Test func anImageLargerThanTheBudgetIsReportedNotStored() async throws {
+        let folder = try BehaviourFolder()
+        defer { folder.remove() }
+        var configuration = behaviourConfiguration(transport: .unimplemented)
+        configuration.imageCacheBudget = 3000
+        let store = try await Store.open(at: folder.file("store.sqlite").path, configuration: configuration)
+        let source = try folder.write("feed.json", behaviourFeed(
+            frameworks: [KindFixture.framework.json("f", 1)],
+            images: [imageJSON("https://example.com/small.png", data: Data(count: 1000)),
+                     imageJSON("https://example.com/huge.png", data: Data(count: 6249))]))
+        let report = try await store.sync(from: source)
+        #expect(report.frameworks.inserted == 1)
+        #expect(report.images.stored == 1 && report.images.failed == 1)
+        #expect(report.imageFailures.map(\.url) == ["https://example.com/huge.png"])
+        #expect(report.imageFailures.first?.reason.contains("budget of 3000 bytes") == true)
+        #expect(try await store.images.list().map(\.url) == ["https://example.com/small.png"])
+        await store.close()
+    }
 }

@@ -18,10 +18,10 @@ struct SyncRunCommand: AsyncParsableCommand {
         abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL.",
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
-            (invalid feed, network, disk); 3 the records were applied but some images failed to \
-            download (they are retried next sync); 64 bad arguments; 130 (SIGINT, Ctrl-C) or 143 \
-            (SIGTERM) interrupted: the store is unchanged, or, if the signal came while images \
-            downloaded, the records are applied.
+            (invalid feed, network, disk); 3 the records were applied but some images were not stored \
+            (failed to download, or larger than the whole image budget; retried next sync); 64 bad \
+            arguments; 130 (SIGINT, Ctrl-C) or 143 (SIGTERM) interrupted: the store is unchanged, or, \
+            if the signal came while images downloaded, the records are applied.
             A bearer token for the feed's server is read from $STORECTL_FEED_TOKEN; it is never printed.
             """
     )
@@ -29,6 +29,7 @@ struct SyncRunCommand: AsyncParsableCommand {
     static let imagesFailedExitCode: Int32 = 3
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cache: ImageCacheOptions
     @Argument(help: "A feed file path or an http(s) URL.") var source: String
     @Option(help: "keep-existing (default), prefer-remote or three-way.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
@@ -54,7 +55,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         options.progress = { progress.show($0) }
 
-        let opened = try await store.open()
+        let opened = try await cache.open(store)
         let report: SyncReport
         do {
             report = try await opened.sync(from: feedSource, options: options)
