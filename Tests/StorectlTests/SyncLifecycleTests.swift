@@ -114,6 +114,61 @@ struct SyncLifecycleTests {
 
     // MARK: --json and stdin
 
+    @Test("--json: a failed sync still prints one JSON object on stdout, exit 1, the error on stderr")
+    func failedSyncPrintsJSON() async throws {
+        let storectl = try await seededStore()
+        let feed = try storectl.directory.write(Data(#"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#.utf8),
+                                                to: "bad.json")
+        let result = try await storectl("sync", feed, "--json")
+        #expect(result.status == 1, "\(result)")
+        let object = try JSON.object(result.stdout)
+        #expect(object["status"] as? String == "failed")
+        let error = try #require(object["error"] as? String)
+        #expect(error.contains("bad.json: events[0].date: '2026-02-30' is not a calendar date"), "\(error)")
+        #expect(result.stderr.contains("events[0].date"), "\(result)")
+
+        // Without --json, stdout stays empty.
+        let plain = try await storectl("sync", feed)
+        expectFailure(plain, status: 1, mentioning: ["events[0].date"])
+    }
+
+    @Test("sync - reads the feed from stdin")
+    func syncFromStdin() async throws {
+        let storectl = try Storectl()
+        let feed = #"{"version": 1, "frameworks": [{"id": "piped", "name": "P", "imageName": "p", "urlString": "https://example.com/p", "description": "d"}]}"#
+        let result = try await storectl.run(["sync", "-", "--json"], stdin: Data(feed.utf8))
+        expectSuccess(result)
+        #expect(try JSON.object(result.stdout)["status"] as? String == "applied", "\(result)")
+        let shown = try JSON.object(expectSuccess(try await storectl("frameworks", "show", "piped", "--json")).stdout)
+        #expect(shown["name"] as? String == "P")
+
+        // From a pipe too, and a bad feed from stdin is named as such.
+        let piped = try await storectl.run(
+            ["-c", #"printf '%s' '{"version": 1, "frameworks": []}' | "$0" sync -"#, try Storectl.executableURL().path], shell: true)
+        expectSuccess(piped)
+        let bad = try await storectl.run(["sync", "-"], stdin: Data(#"{"version": 1, "frameworks": [{"id": 1}]}"#.utf8))
+        expectFailure(bad, status: 1, mentioning: ["frameworks[0]"])
+    }
+
+    @Test("images put URL - and URL /dev/stdin read the bytes from stdin, from a file or a pipe")
+    func imagesPutFromStdin() async throws {
+        let storectl = try Storectl()
+        let bytes = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let url = "https://example.com/stdin.png"
+        let put = try await storectl.run(["images", "put", url, "-", "--content-type", "image/png"], stdin: bytes)
+        expectSuccess(put)
+        #expect(put.output == "cached \(url) (3000 bytes)")
+        #expect(expectSuccess(try await storectl("images", "get", url)).stdoutData == bytes)
+
+        let storectlPath = try Storectl.executableURL().path
+        for file in ["-", "/dev/stdin"] {
+            let piped = try await storectl.run(
+                ["-c", #"printf 'piped-bytes' | "$0" images put https://example.com/p.png "$1""#, storectlPath, file], shell: true)
+            expectSuccess(piped)
+            #expect(expectSuccess(try await storectl("images", "get", "https://example.com/p.png")).stdout == "piped-bytes", "\(file)")
+        }
+    }
+
     // MARK: Image budget
 
     func imageFeed(_ storectl: Storectl, sizes: [Int]) throws -> String {
