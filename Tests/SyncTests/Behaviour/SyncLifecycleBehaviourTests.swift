@@ -166,6 +166,41 @@ struct SyncLifecycleBehaviourTests {
         }
     }
 
+    /// What a failed sync changes, precisely: one `sync_history` row (by design); every other
+    /// table (records, sync state, change log, images, migrations) stays byte-identical.
+    @Test func aFailedSyncAddsItsHistoryRowAndChangesNothingElse() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            let base = try folder.write("base.json", behaviourFeed(
+                frameworks: [KindFixture.framework.json("fw", 1)], orders: [KindFixture.order.json("or", 1)],
+                events: [KindFixture.event.json("ev", 1)],
+                images: [imageJSON("https://example.com/i.png", data: Data([1, 2, 3]), contentType: "image/png")]))
+            _ = try await store.sync(from: base, options: SyncOptions(policy: .threeWay))
+            // Valid records first, so the reconciler has applied some before the problem is found.
+            let records = (0..<200).map { KindFixture.framework.json("new-\($0)", 1) } + [KindFixture.framework.json("fw", 2)]
+                + [.object([JSONMember("id", .string("bad"))])]
+            let refused = try folder.write("refused.json", behaviourFeed(frameworks: records, deleted: [.event: ["ev"]]))
+
+            @Sendable func everythingButHistory(_ db: Database) throws -> [String: [Row]] {
+                let tables = try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                var rows: [String: [Row]] = [:]
+                for table in tables {
+                    guard case .text(let name) = table[0], name != "sync_history" else { continue }
+                    let all = try db.fetchAll("SELECT * FROM \"\(name)\"")
+                    rows[name] = name == "sqlite_sequence" ? all.filter { $0["name"] != .text("sync_history") } : all
+                }
+                return rows
+            }
+            let before = try await store.read(everythingButHistory)
+            let historyBefore = try await store.syncHistory()
+            _ = await behaviourError { try await store.sync(from: refused, options: SyncOptions(policy: .preferRemote)) }
+            _ = await behaviourError { try await store.sync(from: .remote(URL(string: "http://127.0.0.1:9/feed.json")!)) }
+            #expect(try await store.read(everythingButHistory) == before)
+            let history = try await store.syncHistory()
+            #expect(history.count == historyBefore.count + 2)
+            #expect(history.prefix(2).allSatisfy { $0.outcome == .failed })
+        }
+    }
+
     // MARK: Images
 
     /// A downloaded image keeps the feed's contentType when it gives one, else the response's.
