@@ -39,6 +39,37 @@ struct SyncLifecycleBehaviourTests {
         }
     }
 
+    /// Two syncs of one source share a fetch: cancelling one ends it at once (the fetch is still
+    /// held by the server), and the other goes on and applies the feed.
+    @Test func cancellingOneOfTwoSyncsSharingAFetch() async throws {
+        let url = "https://feeds.example/feed.json"
+        let gate = GatedTransport(bodies: [url: Data(behaviourFeed(frameworks: [KindFixture.framework.json("f", 1)]).utf8)])
+        try await withBehaviourStore(transport: gate.transport) { store, _ in
+            let source = FeedSource.remote(URL(string: url)!)
+            let cancelled = Task { try await store.sync(from: source) }
+            let other = Task { try await store.sync(from: source) }
+            await gate.requested.wait()
+            // Should the cancelled sync wait for the shared fetch, the request is let go after
+            // a while, so the test fails instead of hanging.
+            let letGo = BehaviourBox(false)
+            let fallback = Task {
+                try await Task.sleep(for: .seconds(20))
+                letGo.withValue { $0 = true }
+                await gate.release.open()
+            }
+            cancelled.cancel()
+            // Answered while the request is still held: it did not wait for the shared fetch.
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            #expect(!letGo.current, "the cancelled sync waited for the shared fetch")
+            fallback.cancel()
+            await gate.release.open()
+            let report = try await other.value
+            #expect(report.frameworks.inserted == 1)
+            #expect(try await store.frameworks.count() == 1)
+            #expect(try await store.syncHistory().map(\.outcome) == [.applied])
+        }
+    }
+
     /// Cancelled while an image downloads (the records committed): the download stops, the
     /// image is reported as failed ("cancelled"), and the history says so.
     @Test func cancellingDuringImageDownloadsStopsThem() async throws {
