@@ -3,8 +3,9 @@ import Foundation
 
 /// SIGINT (Ctrl-C) and SIGTERM as cancellation: the first cancels the running command's task,
 /// which ends as it can (a sync's write transaction rolls back, its downloads stop); a second
-/// exits at once. Either way the exit status is 128 + the signal's number (130 for SIGINT, 143
-/// for SIGTERM), what a shell reports for a process the signal killed.
+/// exits at once. A command so interrupted exits 128 + the signal's number (130 for SIGINT, 143
+/// for SIGTERM), what a shell reports for a process the signal killed; one that finished all
+/// the same (the signal came too late to stop it) exits as it would have.
 final class Interrupts: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `received`, `handler` and `sources` are read and written
     // only while `lock` is held; the signal sources' handlers run on a dispatch queue and only
@@ -12,6 +13,7 @@ final class Interrupts: @unchecked Sendable {
     private let lock = NSLock()
     private var received: Int32?
     private var handler: (@Sendable () -> Void)?
+    /// Kept so that the sources live as long as this object (the whole run).
     private var sources: [any DispatchSourceSignal] = []
 
     /// Takes over SIGINT and SIGTERM. Returns once both signal sources are registered: a signal
