@@ -28,6 +28,8 @@ struct Storectl: AsyncParsableCommand {
         do {
             let command = try parseAsRoot()
             let interrupts = command is WatchCommand ? nil : await Interrupts.install()
+            // A task of its own, so a signal can cancel it; detached, because the command (not
+            // Sendable) is handed over to it whole and runs nowhere else.
             let running = Task.detached {
                 var command = command
                 if var asyncCommand = command as? AsyncParsableCommand {
