@@ -8,7 +8,9 @@ import Foundation
 /// - after the download returns (an `await`: anything may have happened meanwhile), the bytes
 ///   are inserted only if the cache still has no entry for that URL, in the writer's
 ///   transaction (`cache[url] = cache[url, default: image]`);
-/// - a URL already cached is never downloaded.
+/// - a URL already cached is never downloaded;
+/// - a cancelled load stops waiting at once; the download stops once every load waiting for it
+///   was cancelled.
 actor ImagePipeline {
     enum Outcome: Sendable, Equatable {
         case alreadyCached
@@ -17,20 +19,23 @@ actor ImagePipeline {
 
     /// Keyed by the url's exact UTF-8 bytes, as SQLite compares keys (Swift's `String ==` would
     /// merge canonically equivalent urls that the cache keeps apart).
-    private var inFlight: [[UInt8]: Task<Outcome, any Error>] = [:]
+    private var inFlight: [[UInt8]: SharedFlight<Outcome>] = [:]
     /// Downloads started (for tests and benchmarks: must equal the distinct URLs requested).
     private(set) var downloadCount = 0
 
-    /// Makes sure `url` is cached, downloading it from `location` if needed.
+    /// Makes sure `url` is cached, downloading it from `location` if needed. Stored with
+    /// `contentType` when given (a feed's), else the response's.
     func load(
-        _ url: String, from location: URL, store: Store, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
+        _ url: String, from location: URL, contentType: String? = nil, store: Store, fetcher: HTTPFetcher,
+        maximumBytes: Int, timeout: Duration
     ) async throws -> Outcome {
         let key = Array(url.utf8)
-        if let task = inFlight[key] { return try await task.value }
-        let task = Task<Outcome, any Error> {
+        if let flight = inFlight[key], flight.join() { return try await wait(for: flight, key: key) }
+        let flight = SharedFlight<Outcome> {
             if try await store.images.contains(url) { return .alreadyCached }
-            self.countDownload()
-            let (data, contentType) = try await Self.download(location, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            await self.countDownload()
+            let (data, responseType) = try await Self.download(location, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            let contentType = contentType ?? responseType
             let budget = store.configuration.imageCacheBudget
             let now = store.configuration.clock.now()
             let inserted = try await store.write { db in
@@ -38,10 +43,14 @@ actor ImagePipeline {
             }
             return inserted ? .downloaded : .alreadyCached
         }
-        inFlight[key] = task
-        // Only the caller that started the task removes it, and only if it is still this one.
-        defer { if inFlight[key] == task { inFlight[key] = nil } }
-        return try await task.value
+        inFlight[key] = flight
+        return try await wait(for: flight, key: key)
+    }
+
+    private func wait(for flight: SharedFlight<Outcome>, key: [UInt8]) async throws -> Outcome {
+        // The last caller to leave a flight that is over removes it, if it is still this one.
+        defer { if inFlight[key] === flight, flight.isSettled { inFlight[key] = nil } }
+        return try await flight.value()
     }
 
     private func countDownload() { downloadCount += 1 }

@@ -45,20 +45,37 @@ final class ReaderPool: @unchecked Sendable {
     /// The number of connections open now (for tests that check nothing leaks).
     var openConnections: Int { lock.withLock { openCount } }
 
+    /// Runs `body` in a read transaction. A read whose task is cancelled before it starts is not
+    /// run (`CancellationError`); a running one sees it through `Database.checkCancellation()`.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            read(body) { continuation.resume(with: $0) }
+        try Task.checkCancellation()
+        let cancellation = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                read(body, cancellation: cancellation) { continuation.resume(with: $0) }
+            }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
     /// `read`, answered through `completion` on the reader's queue: for callers that must not
-    /// depend on Swift's cooperative pool (the change monitor's polling).
+    /// depend on Swift's cooperative pool (the change monitor's polling). A set `cancellation`
+    /// keeps a read that has not started from running, and is seen by a running one.
     func read<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+        _ body: @escaping @Sendable (Database) throws -> T, cancellation: CancellationFlag? = nil,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         acquire(Waiter(
             run: { reader in
-                let result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                let result: Result<T, any Error>
+                if let cancellation, cancellation.isCancelled {
+                    result = .failure(CancellationError())
+                } else {
+                    reader.database.cancellation = cancellation
+                    result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                    reader.database.cancellation = nil
+                }
                 self.release(reader)
                 completion(result)
             },

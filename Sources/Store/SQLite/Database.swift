@@ -16,6 +16,9 @@ public final class Database {
     /// Changes recorded by the record tables during the current write, published by the writer
     /// after its commit (and dropped on rollback).
     var recordedChanges: [Change] = []
+    /// Whether the task that asked for the read or write running now was cancelled; set by the
+    /// writer and the readers around each closure they run.
+    var cancellation: CancellationFlag?
 
     struct OpenOptions {
         var readOnly = false
@@ -61,6 +64,13 @@ public final class Database {
         literalStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Throws `CancellationError` if the task awaiting the running `Store.read` or `Store.write`
+    /// was cancelled. Call it where a transaction loops (sync's reconciler does, between
+    /// records): the closure then throws and its transaction is rolled back.
+    public func checkCancellation() throws {
+        if let cancellation, cancellation.isCancelled { throw CancellationError() }
     }
 
     // MARK: Executing SQL

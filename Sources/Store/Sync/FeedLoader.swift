@@ -111,18 +111,35 @@ struct FeedLoader: Sendable {
             }
             body = try Self.read(Int(size), from: handle.fileDescriptor, path: path)
         }
-        // Anything left (a file that grew, or one whose size is unknown) is read in chunks.
+        // Anything left (a file that grew, or one whose size is unknown: a pipe, stdin) is read in
+        // chunks, waiting for each without blocking past a cancellation.
         do {
+            try Self.waitUntilReadable(handle.fileDescriptor)
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 body.append(chunk)
                 if body.count > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
+                try Self.waitUntilReadable(handle.fileDescriptor)
             }
         } catch let error as FeedSourceError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch {
             throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
         }
         return FetchedFeed.Page(url: url, name: path, body: body)
+    }
+
+    /// Waits until `descriptor` has bytes (or its end) to read, checking every 100 ms whether the
+    /// task was cancelled: a pipe or FIFO whose writer stalls cannot hold a cancelled sync. A
+    /// regular file is always readable at once.
+    private static func waitUntilReadable(_ descriptor: Int32) throws {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            try Task.checkCancellation()
+            let ready = poll(&entry, 1, 100)
+            if ready > 0 || (ready < 0 && errno != EINTR) { return }
+        }
     }
 
     /// Reads up to `count` bytes (fewer at end of file) into a buffer of exactly that size.

@@ -46,17 +46,38 @@ struct Reconciler: FeedSink {
         received = ReceivedHashBatch(db: db, sourceID: sourceID)
     }
 
-    /// Writes what is still buffered; call once, after the last record.
+    /// Writes what is still buffered and evicts the image cache down to its budget, so the
+    /// budget holds after the sync whatever the cache held before; call once, after the last
+    /// record.
     mutating func finish() throws {
         try received.flush()
+        try db.images(budget: imageBudget, now: now).evictToBudget()
     }
 
-    mutating func receive(_ framework: Framework) throws { try reconcile(framework, in: db.frameworks) }
-    mutating func receive(_ order: Order) throws { try reconcile(order, in: db.orders) }
-    mutating func receive(_ event: Event) throws { try reconcile(event, in: db.events) }
-    mutating func receive(_ image: FeedImage) throws { try reconcile(image) }
+    // Each record first checks whether the sync was cancelled: if it was, the transaction stops
+    // here and is rolled back.
+    mutating func receive(_ framework: Framework) throws {
+        try db.checkCancellation()
+        try reconcile(framework, in: db.frameworks)
+    }
+
+    mutating func receive(_ order: Order) throws {
+        try db.checkCancellation()
+        try reconcile(order, in: db.orders)
+    }
+
+    mutating func receive(_ event: Event) throws {
+        try db.checkCancellation()
+        try reconcile(event, in: db.events)
+    }
+
+    mutating func receive(_ image: FeedImage) throws {
+        try db.checkCancellation()
+        try reconcile(image)
+    }
 
     mutating func receiveTombstone(_ key: String, kind: RecordKind) throws {
+        try db.checkCancellation()
         switch kind {
         case .framework: try tombstone(key, in: db.frameworks)
         case .order: try tombstone(key, in: db.orders)
@@ -178,6 +199,15 @@ struct Reconciler: FeedSink {
         let existing = try table.peek(image.url)
         guard let data = image.data else {
             if existing != nil { report.images.alreadyCached += 1 } else { imagesToDownload.append(image) }
+            return
+        }
+        if data.count > imageBudget {
+            // Larger than the whole cache: never stored (it would evict everything and still not
+            // fit), reported like a failed download; the records are applied all the same.
+            report.images.failed += 1
+            report.imageFailures.append(.init(url: image.url, reason: String(describing: StoreError.invalidRecord(
+                kind: .image, key: image.url, field: "data",
+                reason: "\(data.count) bytes exceed the cache budget of \(imageBudget) bytes"))))
             return
         }
         let remote = Self.hash(image: data, contentType: image.contentType)

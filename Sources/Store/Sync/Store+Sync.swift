@@ -16,26 +16,28 @@ extension Store {
     ///   retried next sync), it never rolls back the records;
     /// - a 304 answer to the conditional request ends the sync as `.upToDate` without parsing;
     /// - with `options.dryRun`, the same report is computed and nothing is written;
-    /// - every sync but a dry run is recorded in the history, failures included.
+    /// - every sync but a dry run is recorded in the history, failures included; the entry of a
+    ///   sync that applied its records is committed in the same transaction as they are, so it
+    ///   exists if and only if they were applied (and is completed once the images are
+    ///   downloaded). A failed sync adds its history row and changes nothing else;
+    /// - cancelling the task that awaits it stops it: before its records are committed, it
+    ///   throws `CancellationError` and leaves the store exactly as it was (no history row
+    ///   either); while images download (the records committed), the downloads stop and the
+    ///   images not downloaded are reported as failed ("cancelled"), to be tried again next sync.
     public func sync(from source: FeedSource, options: SyncOptions = SyncOptions()) async throws -> SyncReport {
         let clock = configuration.clock
         let startedAt = clock.now()
         do {
-            var report = try await performSync(source, options: options)
-            if !options.dryRun {
-                let entry = SyncHistoryEntry(
-                    source: source.key, startedAt: startedAt, finishedAt: clock.now(), policy: options.policy,
-                    outcome: report.status == .upToDate ? .upToDate : report.images.failed > 0 ? .appliedWithImageFailures : .applied,
-                    report: report)
-                try await write { try SyncStateTable(db: $0).appendHistory(entry) }
-            }
+            var report = try await performSync(source, options: options, startedAt: startedAt)
             report.imageFailures.sort { $0.url < $1.url }
             return report
         } catch {
+            // A cancelled sync is not recorded: the store stays exactly as it was.
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
             if !options.dryRun {
                 let entry = SyncHistoryEntry(source: source.key, startedAt: startedAt, finishedAt: clock.now(),
                                              policy: options.policy, outcome: .failed, error: String(describing: error))
-                try? await write { try SyncStateTable(db: $0).appendHistory(entry) }
+                _ = try? await write { try SyncStateTable(db: $0).appendHistory(entry) }
             }
             throw error
         }
@@ -46,7 +48,7 @@ extension Store {
         try await read { try SyncStateTable(db: $0).history(limit: limit) }
     }
 
-    private func performSync(_ source: FeedSource, options: SyncOptions) async throws -> SyncReport {
+    private func performSync(_ source: FeedSource, options: SyncOptions, startedAt: Date) async throws -> SyncReport {
         let key = source.key
         let validators = try await read { try SyncStateTable(db: $0).validators(for: key) }
         let loader = FeedLoader(fetcher: fetcher, options: options)
@@ -64,7 +66,13 @@ extension Store {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
                 let now = configuration.clock.now()
-                try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
+                let entry = SyncHistoryEntry(source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
+                                             outcome: .upToDate, report: report)
+                try await write { db in
+                    let state = SyncStateTable(db: db)
+                    _ = try state.saveSource(key, validators: validators, syncedAt: now)
+                    try state.appendHistory(entry)
+                }
             }
             return report
         }
@@ -72,13 +80,14 @@ extension Store {
         // The await above is over: anything may have changed. Everything is decided now, inside
         // the write transaction, as the pages are read record by record.
         let budget = configuration.imageCacheBudget
-        let now = configuration.clock.now()
+        let clock = configuration.clock
+        let now = clock.now()
         let newValidators = SourceValidators(etag: fetched.etag, lastModified: fetched.lastModified)
         let policy = options.policy
         let dryRun = options.dryRun
-        var (report, downloads, records): (SyncReport, [FeedImage], Int)
+        var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
-            (report, downloads, records) = try await write { db in
+            (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(db: db, source: key, validators: newValidators, policy: policy,
                                                 imageBudget: budget, now: now, status: status)
                 var validator = FeedValidator()
@@ -93,10 +102,20 @@ extension Store {
                 if dryRun {
                     throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
                 }
-                return (reconciler.report, reconciler.imagesToDownload, validator.recordCount)
+                let state = SyncStateTable(db: db)
+                let report = reconciler.report
+                if report.images.failed > 0 {
+                    // Forget the validators, so the next sync fetches the feed again (no 304).
+                    _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now)
+                }
+                // Committed with the records: the history row exists if and only if they do.
+                let historyID = try state.appendHistory(SyncHistoryEntry(
+                    source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+                    outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                return (report, reconciler.imagesToDownload, validator.recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
-            (report, downloads, records) = (rollback.report, rollback.downloads, rollback.records)
+            (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
         }
         options.progress?(.validated(records: records))
         options.progress?(.reconciled(records: records))
@@ -105,23 +124,37 @@ extension Store {
             report.images.downloaded = downloads.count
             return report
         }
-        try await downloadImages(downloads, into: &report, options: options)
-        if report.images.failed > 0 {
-            // Forget the validators, so the next sync fetches the feed again (no 304) and retries
-            // the images that failed.
-            let now = configuration.clock.now()
-            try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: SourceValidators(), syncedAt: now) }
-        }
+        guard !downloads.isEmpty else { return report }
+        await downloadImages(downloads, into: &report, options: options)
+        report.imageFailures.sort { $0.url < $1.url }
+        let entry = SyncHistoryEntry(
+            source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+            outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
+        let forget = report.images.failed > 0
+        let row = historyID
+        // The records are committed: the history must say what became of the images, and the
+        // validators be forgotten if some failed (so the next sync fetches the feed again, no
+        // 304, and retries them), even when the sync was cancelled during the downloads. So this
+        // short write runs in a task of its own, which does not inherit the caller's cancellation.
+        try await Task {
+            try await self.write { db in
+                let state = SyncStateTable(db: db)
+                try state.completeHistory(row, with: entry)
+                if forget { _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now) }
+            }
+        }.value
         return report
     }
 
-    private func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async throws {
+    /// Downloads `images`, a few at a time; each failure is reported. When the task is
+    /// cancelled, the downloads stop and the images not downloaded are reported as "cancelled".
+    private func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async {
         guard !images.isEmpty else { return }
         let pipeline = imagePipeline
         let fetcher = fetcher
         var done = 0
         options.progress?(.images(done: 0, total: images.count))
-        try await withThrowingTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
+        await withTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
             var pending = images[...]
             func startNext() {
                 guard let image = pending.popFirst() else { return }
@@ -130,8 +163,9 @@ extension Store {
                         return (image.url, .failure(FeedSourceError.invalid(image.url, reason: "not a URL")))
                     }
                     do {
+                        try Task.checkCancellation()
                         let outcome = try await pipeline.load(
-                            image.url, from: location, store: self, fetcher: fetcher,
+                            image.url, from: location, contentType: image.contentType, store: self, fetcher: fetcher,
                             maximumBytes: options.maximumImageBytes, timeout: options.timeout)
                         return (image.url, .success(outcome))
                     } catch {
@@ -140,13 +174,13 @@ extension Store {
                 }
             }
             for _ in 0..<max(1, options.imageConcurrency) { startNext() }
-            while let (url, result) = try await group.next() {
+            while let (url, result) = await group.next() {
                 switch result {
                 case .success(.downloaded): report.images.downloaded += 1
                 case .success(.alreadyCached): report.images.alreadyCached += 1
                 case .failure(let error):
                     report.images.failed += 1
-                    report.imageFailures.append(.init(url: url, reason: String(describing: error)))
+                    report.imageFailures.append(.init(url: url, reason: error is CancellationError ? "cancelled" : String(describing: error)))
                 }
                 done += 1
                 options.progress?(.images(done: done, total: images.count))

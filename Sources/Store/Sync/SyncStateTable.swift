@@ -53,13 +53,25 @@ struct SyncStateTable {
                        [.integer(sourceID), .text(kind.rawValue), .text(key)])
     }
 
-    func appendHistory(_ entry: SyncHistoryEntry) throws {
+    /// Adds `entry`; returns its row id.
+    @discardableResult
+    func appendHistory(_ entry: SyncHistoryEntry) throws -> Int64 {
         try db.execute(
             "INSERT INTO sync_history (source, started_at, finished_at, policy, outcome, report, error) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.text(entry.source), .text(Timestamp.format(entry.startedAt)), .text(Timestamp.format(entry.finishedAt)),
              .text(entry.policy.rawValue), .text(entry.outcome.rawValue),
              entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null,
              entry.error.map(SQLValue.text) ?? .null])
+        return db.lastInsertedRowID
+    }
+
+    /// Completes the entry with row id `id` (added when the records were applied) once the
+    /// images are downloaded: its finish time, outcome and report.
+    func completeHistory(_ id: Int64, with entry: SyncHistoryEntry) throws {
+        try db.execute(
+            "UPDATE sync_history SET finished_at = ?, outcome = ?, report = ? WHERE id = ?",
+            [.text(Timestamp.format(entry.finishedAt)), .text(entry.outcome.rawValue),
+             entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null, .integer(id)])
     }
 
     func history(limit: Int) throws -> [SyncHistoryEntry] {

@@ -14,7 +14,10 @@ import Foundation
 /// - an error that makes SQLite abort the whole transaction (a full disk, an I/O error) fails
 ///   every write of the batch;
 /// - blocking SQLite calls run on this actor's own serial dispatch queue (its executor), never
-///   on the cooperative pool.
+///   on the cooperative pool;
+/// - a write whose caller's task is cancelled before the write starts is not run (its caller
+///   gets `CancellationError`); one already running sees the cancellation through
+///   `Database.checkCancellation()`.
 ///
 /// How a write travels: its caller posts it to the `mailbox` (a lock and an append) and
 /// suspends, without hopping onto the actor; only a writer that was idle is woken, by one task
@@ -69,15 +72,21 @@ actor DatabaseWriter {
 
     /// Runs `body` in a write transaction and returns its result once committed.
     nonisolated func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        // Unsafe rather than checked: one allocation less per write, and the writer answers
-        // every posted write exactly once (see `runNextBatch`).
-        try await withUnsafeThrowingContinuation { continuation in
-            let write = QueuedWrite(body: body, continuation: continuation)
-            switch mailbox.post(write) {
-            case .refused: write.finish(StoreError.closed)
-            case .wakeWriter: wake()
-            case .queued: break
+        try Task.checkCancellation()
+        let cancellation = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            // Unsafe rather than checked: one allocation less per write, and the writer answers
+            // every posted write exactly once (see `runNextBatch`).
+            try await withUnsafeThrowingContinuation { continuation in
+                let write = QueuedWrite(body: body, cancellation: cancellation, continuation: continuation)
+                switch mailbox.post(write) {
+                case .refused: write.finish(StoreError.closed)
+                case .wakeWriter: wake()
+                case .queued: break
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
@@ -122,8 +131,18 @@ actor DatabaseWriter {
     /// false if nothing was queued (the mailbox then marks the writer idle, so that the next
     /// write wakes it again).
     private func runNextBatch() -> Bool {
-        let batch = mailbox.take(maximumBatchSize)
+        var batch = mailbox.take(maximumBatchSize)
         if batch.isEmpty { return false }
+        if batch.contains(where: { $0.cancellation.isCancelled }) {
+            // Writes whose callers were cancelled before they started are not run. One pass, so
+            // that a write cancelled meanwhile is either answered here or run, never both.
+            var started: [any PendingWrite] = []
+            for write in batch {
+                if write.cancellation.isCancelled { write.finish(CancellationError()) } else { started.append(write) }
+            }
+            if started.isEmpty { return true }
+            batch = started
+        }
         let outcomes: [(any Error)?]
         if let database {
             outcomes = run(batch, on: database)
@@ -151,11 +170,13 @@ actor DatabaseWriter {
         for write in batch {
             let mark = database.recordedChanges.count
             let error: (any Error)?
+            database.cancellation = write.cancellation
             if batch.count == 1 {
                 error = write.run(database)
             } else {
                 error = Self.inSavepoint(database) { write.run(database) }
             }
+            database.cancellation = nil
             if error != nil { database.recordedChanges.removeSubrange(mark...) }
             outcomes.append(error)
             // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) make SQLite roll back the whole
@@ -219,6 +240,8 @@ actor DatabaseWriter {
 
 /// A queued write, as the writer sees it.
 private protocol PendingWrite: AnyObject {
+    /// Set when the caller's task is cancelled.
+    var cancellation: CancellationFlag { get }
     /// Performs the write inside the open transaction; its error, if it threw.
     func run(_ database: Database) -> (any Error)?
     /// Answers the caller: with the write's result if `error` is nil, else with `error`. Called
@@ -233,11 +256,14 @@ private protocol PendingWrite: AnyObject {
 /// requested once the writer is closed is never handed over: its caller finishes it at once.)
 private final class QueuedWrite<T: Sendable>: PendingWrite {
     private let body: @Sendable (Database) throws -> T
+    let cancellation: CancellationFlag
     private let continuation: UnsafeContinuation<T, any Error>
     private var result: T?
 
-    init(body: @escaping @Sendable (Database) throws -> T, continuation: UnsafeContinuation<T, any Error>) {
+    init(body: @escaping @Sendable (Database) throws -> T, cancellation: CancellationFlag,
+         continuation: UnsafeContinuation<T, any Error>) {
         self.body = body
+        self.cancellation = cancellation
         self.continuation = continuation
     }
 

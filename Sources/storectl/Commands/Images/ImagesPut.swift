@@ -9,7 +9,7 @@ struct ImagesPut: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var cache: ImageCacheOptions
     @Argument(help: "The image's URL (the cache key).") var url: String
-    @Argument(help: "The file holding the bytes.") var file: String
+    @Argument(help: "The file holding the bytes, or - for stdin.") var file: String
     @Option(name: .customLong("content-type"), help: "Its content type (default: from the file extension).") var contentType: String?
 
     func run() async throws {
@@ -19,7 +19,15 @@ struct ImagesPut: AsyncParsableCommand {
             throw CLIError("'\(file)': cannot read: it is a folder, not a file")
         }
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: file))
+            // Read through a file handle, not Data(contentsOf:), which fails on a pipe (stdin,
+            // /dev/stdin, a FIFO).
+            if file == "-" {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } else {
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
+                defer { try? handle.close() }
+                data = try handle.readToEnd() ?? Data()
+            }
         } catch {
             throw CLIError("\(file): cannot read: \(error.localizedDescription)")
         }

@@ -10,8 +10,11 @@ struct SyncRunCommand: AsyncParsableCommand {
         abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL.",
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
-            (invalid feed, network, disk); 3 the records were applied but some images failed to \
-            download (they are retried next sync); 64 bad arguments.
+            (invalid feed, network, disk); 3 the records were applied but some images were not stored \
+            (failed to download, or larger than the whole image budget; retried next sync); 64 bad \
+            arguments; 130 (SIGINT, Ctrl-C) or 143 (SIGTERM) interrupted: the store is unchanged, or, \
+            if the signal came while images downloaded, the records are applied.
+            SOURCE - reads the feed from stdin.
             A bearer token for the feed's server is read from $STORECTL_FEED_TOKEN; it is never printed.
             """
     )
@@ -19,7 +22,8 @@ struct SyncRunCommand: AsyncParsableCommand {
     static let imagesFailedExitCode: Int32 = 3
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "A feed file path or an http(s) URL.") var source: String
+    @OptionGroup var cache: ImageCacheOptions
+    @Argument(help: "A feed file path, an http(s) URL, or - for stdin.") var source: String
     @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
     @Flag(help: "Print the report as JSON.") var json = false
@@ -36,7 +40,11 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let feedSource: FeedSource
-        do { feedSource = try FeedSource(source) } catch { throw ValidationError("\(error)") }
+        do {
+            feedSource = source == "-" ? .file(URL(fileURLWithPath: "/dev/stdin")) : try FeedSource(source)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         var options = SyncOptions(policy: policy, dryRun: dryRun)
         if let maxBytes { options.maximumBytes = try ImageCacheOptions.parseSize(maxBytes, name: "--max-bytes") }
         options.timeout = .seconds(timeout)
@@ -44,12 +52,25 @@ struct SyncRunCommand: AsyncParsableCommand {
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         options.progress = { progress.show($0) }
 
-        let opened = try await store.open(existing: dryRun)
+        // With --json every outcome is one JSON object on stdout; the message goes to stderr.
+        let opened: Store
+        do {
+            opened = try await cache.open(store, existing: dryRun)
+        } catch {
+            if json { Output.printJSON(Self.failure(feedSource, error)) }
+            throw error
+        }
         let report: SyncReport
         do {
             report = try await opened.sync(from: feedSource, options: options)
         } catch {
             progress.finish()
+            if error is CancellationError {
+                if json { Output.printJSON(.object(["status": .string("interrupted"), "source": .string(feedSource.key)])) }
+                Output.printError("sync from \(feedSource) into \(store.resolvedPath) interrupted; the store is unchanged")
+                throw error
+            }
+            if json { Output.printJSON(Self.failure(feedSource, error)) }
             // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
             throw CLIError("sync from \(feedSource) into \(store.resolvedPath) failed; the store is unchanged:\n\(error)")
         }
@@ -63,6 +84,11 @@ struct SyncRunCommand: AsyncParsableCommand {
             for failure in report.imageFailures { Output.printError("image \(failure.url): \(failure.reason)") }
             throw ExitCode(Self.imagesFailedExitCode)
         }
+    }
+
+    /// What `--json` prints for a sync that failed.
+    static func failure(_ source: FeedSource, _ error: any Error) -> JSONValue {
+        .object(["status": .string("failed"), "source": .string(source.key), "error": .string(String(describing: error))])
     }
 
     static func render(_ report: SyncReport) -> TerminalText {

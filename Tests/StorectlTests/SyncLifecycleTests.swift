@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+
+/// `storectl sync` from start to end: interrupted by a signal, fed from stdin, failing with
+/// `--json`, and keeping the image budget.
+@Suite("storectl sync lifecycle")
+struct SyncLifecycleTests {
+    /// The store file's bytes, and whether a -wal or -shm was left beside it.
+    func snapshot(_ storectl: Storectl) throws -> (Data, Bool) {
+        let leftovers = ["-wal", "-shm", "-journal"].contains { FileManager.default.fileExists(atPath: storectl.db + $0) }
+        return (try Data(contentsOf: URL(fileURLWithPath: storectl.db)), leftovers)
+    }
+
+    /// A store holding one framework, closed.
+    func seededStore() async throws -> Storectl {
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("frameworks", "add", "--id", "kept", "--name", "Kept", "--image-name", "k",
+                                         "--url", "https://example.com/k", "--description", "d"))
+        return storectl
+    }
+
+    // MARK: Signals
+
+    /// `storectl sync FIFO` in the background; the shell's `exec 3> FIFO` returns once storectl
+    /// has opened the FIFO to read the feed (the readiness handshake), then half a feed is
+    /// written and the signal sent; the FIFO stays open, so only the signal can end the sync.
+    func interruptReadingFeed(signal: String) async throws -> (StorectlResult, Storectl, before: Data) {
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let script = """
+            mkfifo feed.fifo || exit 90
+            "$0" sync feed.fifo --json > sync.out 2> sync.err &
+            pid=$!
+            exec 3> feed.fifo
+            printf '{"version": 1, "frameworks": [{"id": "new", "name": "N", ' >&3
+            kill -\(signal) $pid
+            wait $pid
+            echo "exit $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 30)
+        return (result, storectl, before)
+    }
+
+    @Test("SIGINT while the feed is being read: exit 130, interrupted, the store byte-for-byte unchanged")
+    func sigintWhileReading() async throws {
+        let (result, storectl, before) = try await interruptReadingFeed(signal: "INT")
+        #expect(!result.timedOut, "storectl ignored SIGINT: \(result)")
+        #expect(result.output == "exit 130", "\(result)")
+        let out = try String(contentsOfFile: storectl.directory.file("sync.out"), encoding: .utf8)
+        let err = try String(contentsOfFile: storectl.directory.file("sync.err"), encoding: .utf8)
+        #expect(try JSON.object(out)["status"] as? String == "interrupted", "stdout: \(out)")
+        #expect(err.contains("interrupted") && err.contains("unchanged"), "stderr: \(err)")
+        let (after, leftovers) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+        #expect(!leftovers, "the store was not closed")
+    }
+
+    @Test("SIGTERM while the feed is being read: exit 143, interrupted, the store byte-for-byte unchanged")
+    func sigtermWhileReading() async throws {
+        let (result, storectl, before) = try await interruptReadingFeed(signal: "TERM")
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.output == "exit 143", "\(result)")
+        let out = try String(contentsOfFile: storectl.directory.file("sync.out"), encoding: .utf8)
+        #expect((try? JSON.object(out))?["status"] as? String == "interrupted", "stdout: \(out)")
+        let (after, leftovers) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+        #expect(!leftovers, "the store was not closed")
+    }
+
+    /// A server on 127.0.0.1 that accepts the request and never answers; it tells the shell
+    /// (through a FIFO) once the request has arrived, and only then is the signal sent.
+    static let stalledServer = """
+        import socket, sys, time
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(5)
+        with open(sys.argv[1], "w") as port:
+            port.write(str(server.getsockname()[1]) + "\\n")
+        connection, _ = server.accept()
+        connection.recv(65536)
+        with open(sys.argv[2], "w") as ready:
+            ready.write("requested\\n")
+        time.sleep(40)
+        """
+
+    @Test("SIGINT on a stalled server: the request is abandoned, exit 130 well before any timeout")
+    func sigintOnStalledServer() async throws {
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let server = storectl.directory.file("server.py")
+        try Data(Self.stalledServer.utf8).write(to: URL(fileURLWithPath: server))
+        let script = """
+            mkfifo port.fifo ready.fifo || exit 90
+            python3 server.py port.fifo ready.fifo &
+            server=$!
+            read port < port.fifo
+            "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 60 > sync.out 2> sync.err &
+            pid=$!
+            read ready < ready.fifo
+            kill -INT $pid
+            wait $pid
+            echo "exit $?"
+            kill $server
+            """
+        let started = ContinuousClock.now
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 40)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.output == "exit 130", "\(result)")
+        // The timeout is 60 s: ending well before it means the signal ended the request.
+        #expect(ContinuousClock.now - started < .seconds(30))
+        let (after, _) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+    }
+
+    // MARK: --json and stdin
+
+    @Test("--json: a failed sync still prints one JSON object on stdout, exit 1, the error on stderr")
+    func failedSyncPrintsJSON() async throws {
+        let storectl = try await seededStore()
+        let feed = try storectl.directory.write(Data(#"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#.utf8),
+                                                to: "bad.json")
+        let result = try await storectl("sync", feed, "--json")
+        #expect(result.status == 1, "\(result)")
+        let object = try JSON.object(result.stdout)
+        #expect(object["status"] as? String == "failed")
+        let error = try #require(object["error"] as? String)
+        #expect(error.contains("bad.json: events[0].date: '2026-02-30' is not a calendar date"), "\(error)")
+        #expect(result.stderr.contains("events[0].date"), "\(result)")
+
+        // Without --json, stdout stays empty.
+        let plain = try await storectl("sync", feed)
+        expectFailure(plain, status: 1, mentioning: ["events[0].date"])
+    }
+
+    @Test("sync - reads the feed from stdin")
+    func syncFromStdin() async throws {
+        let storectl = try Storectl()
+        let feed = #"{"version": 1, "frameworks": [{"id": "piped", "name": "P", "imageName": "p", "urlString": "https://example.com/p", "description": "d"}]}"#
+        let result = try await storectl.run(["sync", "-", "--json"], stdin: Data(feed.utf8))
+        expectSuccess(result)
+        #expect(try JSON.object(result.stdout)["status"] as? String == "applied", "\(result)")
+        let shown = try JSON.object(expectSuccess(try await storectl("frameworks", "show", "piped", "--json")).stdout)
+        #expect(shown["name"] as? String == "P")
+
+        // From a pipe too, and a bad feed from stdin is named as such.
+        let piped = try await storectl.run(
+            ["-c", #"printf '%s' '{"version": 1, "frameworks": []}' | "$0" sync -"#, try Storectl.executableURL().path], shell: true)
+        expectSuccess(piped)
+        let bad = try await storectl.run(["sync", "-"], stdin: Data(#"{"version": 1, "frameworks": [{"id": 1}]}"#.utf8))
+        expectFailure(bad, status: 1, mentioning: ["frameworks[0]"])
+    }
+
+    @Test("images put URL - and URL /dev/stdin read the bytes from stdin, from a file or a pipe")
+    func imagesPutFromStdin() async throws {
+        let storectl = try Storectl()
+        let bytes = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let url = "https://example.com/stdin.png"
+        let put = try await storectl.run(["images", "put", url, "-", "--content-type", "image/png"], stdin: bytes)
+        expectSuccess(put)
+        #expect(put.output == "cached \(url) (3000 bytes)")
+        #expect(expectSuccess(try await storectl("images", "get", url)).stdoutData == bytes)
+
+        let storectlPath = try Storectl.executableURL().path
+        for file in ["-", "/dev/stdin"] {
+            let piped = try await storectl.run(
+                ["-c", #"printf 'piped-bytes' | "$0" images put https://example.com/p.png "$1""#, storectlPath, file], shell: true)
+            expectSuccess(piped)
+            #expect(expectSuccess(try await storectl("images", "get", "https://example.com/p.png")).stdout == "piped-bytes", "\(file)")
+        }
+    }
+
+    // MARK: Image budget
+
+    func imageFeed(_ storectl: Storectl, sizes: [Int]) throws -> String {
+        let images = sizes.enumerated().map { index, size in
+            #"{"url": "https://example.com/i\#(index).png", "contentType": "image/png", "data": "\#(Data(repeating: UInt8(index), count: size).base64EncodedString())"}"#
+        }
+        return try storectl.directory.write(Data(#"{"version": 1, "images": [\#(images.joined(separator: ", "))]}"#.utf8), to: "images.json")
+    }
+
+    @Test("sync keeps STORECTL_IMAGE_BUDGET: the cache ends within it; an image larger than the whole budget is not stored and is reported")
+    func syncKeepsTheBudget() async throws {
+        let storectl = try Storectl()
+        let feed = try imageFeed(storectl, sizes: [1000, 1200, 6249])
+        let result = try await storectl.run(["sync", feed, "--json"], environment: ["STORECTL_IMAGE_BUDGET": "3000"])
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("https://example.com/i2.png") && result.stderr.contains("budget"), "\(result)")
+        let stats = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json")).stdout)
+        let total = try #require(JSON.integer(stats["totalBytes"]))
+        #expect(total <= 3000 && total == 2200, "\(stats)")
+        let list = try JSON.array(expectSuccess(try await storectl("images", "list", "--json")).stdout)
+        #expect(list.compactMap { $0["url"] as? String } == ["https://example.com/i0.png", "https://example.com/i1.png"])
+    }
+
+    @Test("sync --budget: like the image commands; the cache is evicted down to it")
+    func syncTakesBudget() async throws {
+        let storectl = try Storectl()
+        for index in 0..<3 {
+            let file = try storectl.directory.write(Data(repeating: 1, count: 1000), to: "f\(index).png")
+            expectSuccess(try await storectl("images", "put", "https://example.com/old\(index).png", file))
+        }
+        let feed = try imageFeed(storectl, sizes: [500])
+        let result = try await storectl("sync", feed, "--budget", "2KiB")
+        expectSuccess(result)
+        let stats = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json")).stdout)
+        #expect(try #require(JSON.integer(stats["totalBytes"])) <= 2048, "\(stats)")
+        let bad = try await storectl("sync", feed, "--budget", "lots")
+        expectFailure(bad, status: 64, mentioning: ["--budget"])
+    }
+}
