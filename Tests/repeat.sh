@@ -37,8 +37,8 @@ for ((run = 1; run <= runs; run++)); do
     started=$SECONDS
     if swift test --skip-build ${extra[@]+"${extra[@]}"} >"$log/run-$run.log" 2>&1; then
         passed=$((passed + 1))
-        rm -f "$log/run-$run.log"
         echo "run $run: passed ($((SECONDS - started)) s; $(grep -Eo 'Test run with [0-9]+ tests' "$log/run-$run.log" | tail -n 1))"
+        rm -f "$log/run-$run.log"
     else
         # The first recorded issue, else the first failed test, else how the process ended.
         first="$(grep -m 1 -E 'recorded an issue|✘ Test' "$log/run-$run.log" \
