@@ -28,7 +28,11 @@ struct FeedLoader: Sendable {
                 page = try readFile(pageURL)
             case .remote:
                 var headers: [String: String] = [:]
-                if let token = options.bearerToken, !token.isEmpty { headers["Authorization"] = "Bearer \(token)" }
+                // The token is for the origin the user named: a `next` that leaves it (another
+                // scheme, host or port) must not carry it. Redirects drop it the same way.
+                if let token = options.bearerToken, !token.isEmpty, RedirectRule.isSameOrigin(pageURL, source.url) {
+                    headers["Authorization"] = "Bearer \(token)"
+                }
                 if number == 1, let validators {
                     if let etag = validators.etag { headers["If-None-Match"] = etag }
                     if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
