@@ -11,7 +11,8 @@ public struct SyncOptions: Sendable {
     public var maximumImageBytes = 32 * 1024 * 1024
     /// Idle timeout of one HTTP exchange.
     public var timeout: Duration = .seconds(30)
-    /// Sent as `Authorization: Bearer ...` to the feed's host; never printed, logged or stored.
+    /// Sent as `Authorization: Bearer ...` to the first page's origin (scheme, host and port)
+    /// only: not to pages or redirects elsewhere, nor with images. Never printed, logged or stored.
     public var bearerToken: String?
     /// The most pages followed through `next`.
     public var maximumPages = 10_000
