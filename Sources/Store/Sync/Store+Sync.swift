@@ -132,7 +132,7 @@ extension Store {
                     do {
                         let outcome = try await pipeline.load(
                             image.url, from: location, store: self, fetcher: fetcher,
-                            maximumBytes: options.maximumImageBytes, timeout: options.timeout)
+                            maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {
                         return (image.url, .failure(error))
