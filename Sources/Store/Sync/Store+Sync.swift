@@ -14,7 +14,9 @@ extension Store {
     /// - images without inline data are downloaded afterwards, outside that transaction, one
     ///   download per URL however many ask; a failed image is reported in the result (and
     ///   retried next sync), it never rolls back the records;
-    /// - a 304 answer to the conditional request ends the sync as `.upToDate` without parsing;
+    /// - when every page of the last sync answers 304 to its conditional request, the sync ends
+    ///   as `.upToDate` without parsing; with `options.force`, or a policy other than the last
+    ///   sync's from this source, every page is fetched unconditionally and reconciled;
     /// - with `options.dryRun`, the same report is computed and nothing is written;
     /// - every sync but a dry run is recorded in the history, failures included.
     public func sync(from source: FeedSource, options: SyncOptions = SyncOptions()) async throws -> SyncReport {
@@ -48,15 +50,17 @@ extension Store {
 
     private func performSync(_ source: FeedSource, options: SyncOptions) async throws -> SyncReport {
         let key = source.key
-        let validators = try await read { try SyncStateTable(db: $0).validators(for: key) }
+        let state = try await read { try SyncStateTable(db: $0).state(for: key) }
+        // A policy other than the last sync's must reconcile every record again: no 304 may end it.
+        let force = options.force || (state?.policy != nil && state?.policy != options.policy)
+        let validators = force ? [] : state?.pages ?? []
         let loader = FeedLoader(fetcher: fetcher, options: options)
         // Only syncs that would make the very same requests share a fetch: same source, validators,
         // token and limits (a sync without the token must not receive a feed fetched with it).
-        let coalescingKey = [
-            key, validators?.etag ?? "", validators?.lastModified ?? "",
-            String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
+        let coalescingKey = ([
+            key, String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
             String(describing: options.timeout),
-        ].joined(separator: "\n")
+        ] + validators.map { [$0.url, $0.etag ?? "", $0.lastModified ?? ""].joined(separator: "\u{0}") }).joined(separator: "\n")
         let fetched = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
@@ -64,7 +68,7 @@ extension Store {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
                 let now = configuration.clock.now()
-                try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: validators, syncedAt: now) }
+                try await write { _ = try SyncStateTable(db: $0).saveSource(key, pages: nil, policy: nil, syncedAt: now) }
             }
             return report
         }
@@ -73,7 +77,7 @@ extension Store {
         // the write transaction, as the pages are read record by record.
         let budget = configuration.imageCacheBudget
         let now = configuration.clock.now()
-        let newValidators = SourceValidators(etag: fetched.etag, lastModified: fetched.lastModified)
+        let newValidators = fetched.validators
         let policy = options.policy
         let dryRun = options.dryRun
         var (report, downloads, records): (SyncReport, [FeedImage], Int)
@@ -110,7 +114,7 @@ extension Store {
             // Forget the validators, so the next sync fetches the feed again (no 304) and retries
             // the images that failed.
             let now = configuration.clock.now()
-            try await write { _ = try SyncStateTable(db: $0).saveSource(key, validators: SourceValidators(), syncedAt: now) }
+            try await write { _ = try SyncStateTable(db: $0).saveSource(key, pages: [], policy: nil, syncedAt: now) }
         }
         return report
     }

@@ -14,6 +14,10 @@ public struct SyncOptions: Sendable {
     /// Sent as `Authorization: Bearer ...` to the first page's origin (scheme, host and port)
     /// only: not to pages or redirects elsewhere, nor with images. Never printed, logged or stored.
     public var bearerToken: String?
+    /// Fetch every page unconditionally (no If-None-Match / If-Modified-Since) and reconcile,
+    /// even if the server would say nothing changed. Implied when `policy` differs from the
+    /// last sync's from the same source.
+    public var force = false
     /// The most pages followed through `next`.
     public var maximumPages = 10_000
     /// Image downloads at once.
