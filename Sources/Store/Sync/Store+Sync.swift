@@ -150,7 +150,12 @@ extension Store {
                 case .success(.alreadyCached): report.images.alreadyCached += 1
                 case .failure(let error):
                     report.images.failed += 1
-                    report.imageFailures.append(.init(url: url, reason: String(describing: error)))
+                    // The failure is listed under its url: the reason need not start with it again.
+                    var reason = String(describing: error)
+                    if reason.utf8.starts(with: (url + ": ").utf8) {
+                        reason = String(decoding: reason.utf8.dropFirst(url.utf8.count + 2), as: UTF8.self)
+                    }
+                    report.imageFailures.append(.init(url: url, reason: reason))
                 }
                 done += 1
                 options.progress?(.images(done: done, total: images.count))

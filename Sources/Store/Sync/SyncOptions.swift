@@ -9,7 +9,9 @@ public struct SyncOptions: Sendable {
     public var maximumBytes = 256 * 1024 * 1024
     /// The most bytes of one downloaded image.
     public var maximumImageBytes = 32 * 1024 * 1024
-    /// Idle timeout of one HTTP exchange.
+    /// How long one HTTP request (a page, an image) may take to get an answer, retries
+    /// included: an attempt fails after this long without bytes, and no retry starts once this
+    /// long has passed since the first (see `HTTPFetcher`).
     public var timeout: Duration = .seconds(30)
     /// Sent as `Authorization: Bearer ...` to the first page's origin (scheme, host and port)
     /// only: not to pages or redirects elsewhere, nor with images. Never printed, logged or stored.

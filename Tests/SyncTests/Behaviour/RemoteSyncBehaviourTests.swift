@@ -155,12 +155,12 @@ struct RemoteSyncBehaviourTests {
             _ = try await store.sync(from: try folder.write("base.json", Self.feed))
             let before = try await store.exportFeed()
             let error = await behaviourError { try await store.sync(from: .remote(url)) }
-            #expect(error as? HTTPError == .status(url: url, code: 503))
+            #expect(error as? HTTPError == .gaveUp(.status(url: url, code: 503), attempts: 4, timeout: .seconds(30)))
             #expect(try await server.hits("/status/503") == 4)  // retried up to the policy's attempts
             #expect(try await store.exportFeed() == before)
             let history = try await store.syncHistory()
             #expect(history.first?.outcome == .failed)
-            #expect(history.first?.error == "\(url.absoluteString): HTTP 503")
+            #expect(history.first?.error == "\(url.absoluteString): HTTP 503, 4 attempts")
         }
     }
 

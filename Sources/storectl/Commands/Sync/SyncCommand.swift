@@ -34,7 +34,8 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
     var maxBytes: String?
-    @Option(help: "Seconds without progress before an HTTP request times out (default 30).") var timeout: Int = 30
+    @Option(help: "Seconds an HTTP request may wait for data, retries included: no retry starts after that (default 30).")
+    var timeout: Int = 30
 
     func validate() throws {
         _ = try FeedSource(source)
