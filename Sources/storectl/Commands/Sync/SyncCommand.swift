@@ -30,6 +30,8 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Argument(help: "A feed file path or an http(s) URL.") var source: String
     @Option(help: "keep-existing (default), prefer-remote or three-way.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
+    @Flag(help: "Fetch every page unconditionally and reconcile (implied by a policy other than the last sync's).")
+    var force = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
@@ -47,6 +49,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         let feedSource: FeedSource
         do { feedSource = try FeedSource(source) } catch { throw ValidationError("\(error)") }
         var options = SyncOptions(policy: policy, dryRun: dryRun)
+        options.force = force
         if let maxBytes { options.maximumBytes = try ImageCacheOptions.parseSize(maxBytes, name: "--max-bytes") }
         options.timeout = .seconds(timeout)
         options.bearerToken = ProcessInfo.processInfo.environment["STORECTL_FEED_TOKEN"]
