@@ -40,6 +40,7 @@ struct LocalFeedImagePathTests {
         try await refuses("../secret.txt")
         try await refuses("img/../../secret.txt")
         try await refuses("../../../../../../../../../../etc/hostname")
+        try await refuses("img/%2e%2e/%2E%2E/secret.txt")
     }
 
     @Test func fileURLIsRefused() async throws {

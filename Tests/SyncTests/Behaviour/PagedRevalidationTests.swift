@@ -77,6 +77,26 @@ struct PagedRevalidationTests {
         }
     }
 
+    /// Page URLs are remembered, but never with credentials.
+    @Test func pageURLsAreRememberedWithoutCredentials() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        _ = try publishPages(server)
+        let port = try #require(server.baseURL.port)
+        let url = try #require(URL(string: "http://reader:hunter2-pw@127.0.0.1:\(port)/feed.json"))
+
+        try await withBehaviourStore { store, _ in
+            let first = try await store.sync(from: .remote(url))
+            #expect(first.frameworks == counts(inserted: 3))
+            let pages = try await store.read { try $0.query("SELECT url FROM sync_pages ORDER BY number") { $0.text(0) } }
+            #expect(pages.allSatisfy { !$0.contains("hunter2") }, "\(pages)")
+            #expect(try storeFileBytes(store).range(of: Data("hunter2".utf8)) == nil)
+            // Whatever was remembered, the next sync is correct.
+            let second = try await store.sync(from: .remote(url))
+            #expect(second.frameworks.inserted == 0)
+        }
+    }
+
     @Test func forceFetchesEveryPageUnconditionally() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
