@@ -9,8 +9,8 @@ import Foundation
 /// that validator to report after the page's own.
 ///
 /// Remote pages go through `HTTPFetcher` (conditional requests for every remembered page,
-/// retries, size cap while reading, redirect rules). A remote page's `next` must stay http(s): a remote feed
-/// can never make the store read a `file:` URL.
+/// retries, size cap while reading, redirect rules). A remote page's `next` must stay http(s):
+/// a remote feed can never make the store read a `file:` URL.
 struct FeedLoader: Sendable {
     let fetcher: HTTPFetcher
     let options: SyncOptions

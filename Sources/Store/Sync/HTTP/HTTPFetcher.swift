@@ -90,10 +90,12 @@ public struct HTTPFetcher: Sendable {
             }
             spent += ContinuousClock.now - started
             guard failure.isTransient else { throw failure }
+            guard attempt < attempts else { throw HTTPError.gaveUp(failure, attempts: attempt, timeout: request.timeout) }
 
             let delay = retryAfter.map { min($0, max(policy.maximumRetryAfter, .zero)) }
                 ?? policy.backoff(beforeRetry: attempt, random: random())
-            guard attempt < attempts, spent + delay < request.timeout else {
+            // No wait, and so no attempt, starts that would end past the request's timeout.
+            guard spent + delay < request.timeout else {
                 throw HTTPError.gaveUp(failure, attempts: attempt, timeout: request.timeout)
             }
             try Task.checkCancellation()
