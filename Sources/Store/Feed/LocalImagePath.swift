@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where a local feed may read image files from: inside its own folder, never elsewhere.
+/// Where a local feed may read image files (and its `next` pages) from: inside its own folder,
+/// never elsewhere.
 ///
 /// A relative image url of a local feed names a file. It is read only if, once `.` and `..`
 /// are resolved (after percent-decoding) and then symbolic links (the file's real path against
@@ -11,7 +12,7 @@ enum LocalImagePath {
     /// Why `text` (an image url of a local feed, resolved to `location`) must not be read for a
     /// feed whose folder is `folder`; nil when it may be.
     static func refusal(_ text: String, location: URL, folder: URL) -> String? {
-        if text.hasPrefix("/") { return "is an absolute path; a local feed's images must be relative to its folder" }
+        if text.hasPrefix("/") { return "is an absolute path; a local feed names files relative to its own folder" }
         guard let path = normalized(location.path), let folderPath = normalized(folder.path) else {
             return "is not a file path"
         }

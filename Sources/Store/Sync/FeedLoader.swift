@@ -116,7 +116,15 @@ struct FeedLoader: Sendable {
         }
         switch (source, scheme) {
         case (.remote, "http"), (.remote, "https"): return url
-        case (.file, "file"): return url.standardizedFileURL
+        case (.file, "file"):
+            // A local feed's pages, like its images, lie in its own folder: a `next` elsewhere
+            // would read any file (and quote it in the errors).
+            let location = url.standardizedFileURL
+            if let reason = LocalImagePath.refusal(next, location: location, folder: source.url.deletingLastPathComponent()) {
+                problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' \(reason); refused"))
+                return nil
+            }
+            return location
         default:
             problems.append(FeedProblem(
                 source: page.name, path: "next",

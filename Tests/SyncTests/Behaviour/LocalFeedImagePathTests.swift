@@ -118,3 +118,31 @@ struct LocalImageDownloadTests {
         }
     }
 }
+
+/// A local feed's `next` pages are read from its own folder only, like its images: a `next`
+/// naming any other file is refused before that file is read.
+@Suite(.timeLimit(.minutes(1)))
+struct LocalFeedNextTests {
+    @Test(arguments: ["/etc/passwd", "../secret.json", "file:///etc/passwd", "pages/../../secret.json"])
+    func nextOutOfTheFolderIsRefused(_ next: String) async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            // A valid feed outside: were it read, its record would be applied.
+            try folder.write("secret.json", behaviourFeed(frameworks: [KindFixture.framework.json("outside", 1)]))
+            let source = try folder.write("feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: next))
+
+            let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
+            #expect(error?.problems.map(\.path) == ["next"], "\(String(describing: error))")
+            #expect(error?.problems.first?.source == source.url.path)
+            #expect(try await store.frameworks.fetchAll().isEmpty)
+        }
+    }
+
+    @Test func nextInsideTheFolderIsFollowed() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("feed/pages/feed-2.json", behaviourFeed(frameworks: [KindFixture.framework.json("f2", 1)]))
+            let source = try folder.write("feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "pages/feed-2.json"))
+            let report = try await store.sync(from: source)
+            #expect(report.frameworks == counts(inserted: 2))
+        }
+    }
+}
