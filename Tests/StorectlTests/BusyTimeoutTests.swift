@@ -2,67 +2,24 @@ import Foundation
 import Testing
 
 /// Another process that holds SQLite's write lock on `database` (a Python sqlite3 connection in
-/// `BEGIN IMMEDIATE`) until `release()`.
-final class WriteLockHolder: @unchecked Sendable {
-    // @unchecked Sendable: `process` and `input` are set once in init and only read after; the
-    // Process and Pipe objects are used from one test task at a time.
-    private let process = Process()
-    private let input = Pipe()
+/// `BEGIN IMMEDIATE`) until `release()`; started through the one process runner.
+final class WriteLockHolder: Sendable {
+    private let holder: ScriptProcess
 
     init(_ database: String) async throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        holder = try await ScriptProcess.start(python: """
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1], isolation_level=None)
             connection.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
             sys.stdin.read()
-            """, database]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        // Wait (without blocking the cooperative pool) for the line that says the lock is held.
-        let line = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
-            let received = LockedData()
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let chunk = handle.availableData
-                if let text = received.append(chunk) {
-                    handle.readabilityHandler = nil
-                    continuation.resume(returning: text)
-                }
-            }
-        }
-        guard line.contains("locked") else { throw CocoaError(.fileReadUnknown) }
+            """, [database])
+        guard holder.firstLine == "locked" else { throw CocoaError(.fileReadUnknown) }
     }
 
     /// Ends the other process's transaction (rolled back) and waits for it to exit.
     func release() async {
-        try? input.fileHandleForWriting.close()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue(label: "lock-holder-wait").async {
-                self.process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-    }
-}
-
-/// Bytes read so far; the text once a line (or end of file) arrived, else nil.
-private final class LockedData: @unchecked Sendable {
-    // @unchecked Sendable: every access to `data` holds `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-    private var done = false
-
-    func append(_ chunk: Data) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !done else { return nil }
-        data.append(chunk)
-        guard chunk.isEmpty || data.contains(UInt8(ascii: "\n")) else { return nil }
-        done = true
-        return String(decoding: data, as: UTF8.self)
+        _ = await holder.finish()
     }
 }
 

@@ -34,7 +34,8 @@ struct HTTPFetcherTests {
 
         let (error, _) = await failure { try await fetcher().fetch(HTTPRequest(url: url)) }
 
-        #expect(error as? HTTPError == .status(url: url, code: 502))
+        #expect(error as? HTTPError == .gaveUp(.status(url: url, code: 502), attempts: 4, timeout: .seconds(30)))
+        #expect("\(error!)" == "\(url.absoluteString): HTTP 502, 4 attempts")
         #expect(try await server.hits("/status/502") == 4)
         #expect(await recorder.sleeps == [.milliseconds(375), .milliseconds(750), .milliseconds(1500)])
     }
@@ -60,8 +61,9 @@ struct HTTPFetcherTests {
         try server.publish("feed.json", feed)
         let policy = RetryPolicy(maximumRetryAfter: .seconds(60))
 
+        // The request's timeout is longer than the cap: a wait past it is never started.
         let response = try await fetcher(policy).fetch(
-            HTTPRequest(url: server.url("/status/429-then-200/feed.json?retry-after=3600")))
+            HTTPRequest(url: server.url("/status/429-then-200/feed.json?retry-after=3600"), timeout: .seconds(120)))
 
         #expect(response.status == 200)
         #expect(await recorder.sleeps == [.seconds(60)])
@@ -116,7 +118,7 @@ struct HTTPFetcherTests {
             try await fetcher(RetryPolicy(maximumAttempts: 3)).fetch(HTTPRequest(url: url))
         }
 
-        #expect(error as? HTTPError == .truncated(url: url, expected: 1000, received: 10))
+        #expect(error as? HTTPError == .gaveUp(.truncated(url: url, expected: 1000, received: 10), attempts: 3, timeout: .seconds(30)))
         #expect(try await server.hits("/truncated") == 3)
         #expect(await recorder.sleeps.count == 2)
     }
@@ -131,7 +133,8 @@ struct HTTPFetcherTests {
             try await fetcher(RetryPolicy(maximumAttempts: 1)).fetch(HTTPRequest(url: url, timeout: .seconds(1)))
         }
 
-        #expect(error as? HTTPError == .timedOut(url: url, after: .seconds(1)))
+        #expect(error as? HTTPError == .gaveUp(.timedOut(url: url, after: .seconds(1)), attempts: 1, timeout: .seconds(1)))
+        #expect("\(error!)" == "\(url.absoluteString): timed out after 1 s, 1 attempt")
         #expect(took < .seconds(60))  // the server stalls 100 s: still bounded, with room for a loaded machine
         #expect(try await server.hits("/slow") == 1)
     }
@@ -219,10 +222,40 @@ struct RetryDecisionTests {
 
         let (error, _) = await failure { try await fetcher.fetch(HTTPRequest(url: url)) }
 
-        #expect(error as? HTTPError == .connectionFailed(url: url, reason: "refused"))
+        #expect(error as? HTTPError == .gaveUp(.connectionFailed(url: url, reason: "refused"), attempts: 4, timeout: .seconds(30)))
         #expect(await script.attempts.value == 4)
         // Ceilings 1 s, 2 s, 4 s with jitter 0, 1 and 0.5.
         #expect(await recorder.sleeps == [.milliseconds(500), .seconds(2), .seconds(3)])
+    }
+
+    /// `request.timeout` bounds the request, retries included: no wait or attempt starts past
+    /// it, however many attempts the policy allows, and the error says how many were made.
+    @Test func retriesStopAtTheRequestsTimeout() async throws {
+        let script = Script([.failure(.connectionFailed(url: url, reason: "refused"))])
+        let recorder = SleepRecorder()
+        let fetcher = HTTPFetcher(transport: script.transport, clock: recorder.clock(),
+                                  policy: RetryPolicy(maximumAttempts: 10, baseDelay: .seconds(1)), random: { 0 })
+
+        let (error, _) = await failure { try await fetcher.fetch(HTTPRequest(url: url, timeout: .seconds(3))) }
+
+        // Waits of 0.5 s and 1 s; the next, 2 s, would end past 3 s: three attempts in all.
+        #expect(await recorder.sleeps == [.milliseconds(500), .seconds(1)])
+        #expect(await script.attempts.value == 3)
+        #expect(error as? HTTPError == .gaveUp(.connectionFailed(url: url, reason: "refused"), attempts: 3, timeout: .seconds(3)))
+        #expect("\(error!)" == "\(url.absoluteString): cannot connect: refused, 3 attempts")
+    }
+
+    /// A Retry-After that ends past the request's timeout is not waited for.
+    @Test func retryAfterPastTheTimeoutGivesUp() async throws {
+        let busy = HTTPResponse(url: url, status: 503, headers: ["Retry-After": "60"])
+        let script = Script([.success(busy)])
+        let recorder = SleepRecorder()
+        let fetcher = HTTPFetcher(transport: script.transport, clock: recorder.clock())
+
+        let (error, _) = await failure { try await fetcher.fetch(HTTPRequest(url: url, timeout: .seconds(10))) }
+
+        #expect(await recorder.sleeps.isEmpty)
+        #expect(error as? HTTPError == .gaveUp(.status(url: url, code: 503), attempts: 1, timeout: .seconds(10)))
     }
 
     @Test func transientFailuresAreRetriedOthersAreNot() async throws {

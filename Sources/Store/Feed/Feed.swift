@@ -25,6 +25,8 @@ public struct FeedImage: Sendable, Equatable {
     public var contentType: String?
     /// Where the bytes are downloaded from: `url` resolved against the page it came from.
     var location: URL?
+    /// For an image of a local feed: the feed's folder, the only place `location` may be read from.
+    var folder: URL?
 
     public init(url: String, data: Data? = nil, contentType: String? = nil) {
         self.url = url

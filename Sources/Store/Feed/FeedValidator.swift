@@ -25,6 +25,8 @@ struct FeedValidator {
     private var tombstoned = Array(repeating: [ExactKey: KeyLocation](), count: 4)
     /// The names of the pages read so far, for locations.
     private var pageNames: [String] = []
+    /// A local feed's folder (its first page's): the only place its images may be read from.
+    private var localFolder: URL?
     private var source = ""
     /// Records and tombstones read so far, valid or not.
     private(set) var recordCount = 0
@@ -33,6 +35,7 @@ struct FeedValidator {
     /// the feed has no problem. Throws only what `sink` throws.
     mutating func add<Sink: FeedSink>(_ data: Data, source: String, pageURL: URL, into sink: inout Sink) throws {
         self.source = source
+        if pageNames.isEmpty, pageURL.isFileURL { localFolder = pageURL.deletingLastPathComponent() }
         pageNames.append(source)
         let page = Int32(pageNames.count - 1)
         var sinkError: (any Error)?
@@ -298,6 +301,14 @@ struct FeedValidator {
         guard let text = string(value, "url", at: path()) else { return nil }
         guard let url = resolveImageURL(text, at: path() + ".url", pageURL: pageURL) else { return nil }
         let resolved = URL(string: text, relativeTo: pageURL)?.absoluteURL
+        var folder: URL?
+        if pageURL.isFileURL, let resolved, resolved.isFileURL {
+            folder = localFolder ?? pageURL.deletingLastPathComponent()
+            if let reason = LocalImagePath.refusal(text, location: resolved, folder: folder!) {
+                problem(path() + ".url", "\(quote(text)) \(reason); refused")
+                return nil
+            }
+        }
         var data: Data?
         switch value["data"] {
         case nil, .null?: break
@@ -316,6 +327,7 @@ struct FeedValidator {
         guard noteKey(url, kind: .image, at: path() + ".url", location: location) else { return nil }
         var image = FeedImage(url: url, data: data, contentType: contentType)
         image.location = resolved
+        image.folder = folder
         return image
     }
 

@@ -24,17 +24,20 @@ actor ImagePipeline {
     private(set) var downloadCount = 0
 
     /// Makes sure `url` is cached, downloading it from `location` if needed. Stored with
-    /// `contentType` when given (a feed's), else the response's.
+    /// `contentType` when given (a feed's), else the response's. A `file:` location is read only
+    /// with the `folder` of the local feed that named it, and only if its real path lies inside
+    /// that folder.
     func load(
         _ url: String, from location: URL, contentType: String? = nil, store: Store, fetcher: HTTPFetcher,
-        maximumBytes: Int, timeout: Duration
+        maximumBytes: Int, timeout: Duration, within folder: URL? = nil
     ) async throws -> Outcome {
         let key = Array(url.utf8)
         if let flight = inFlight[key], flight.join() { return try await wait(for: flight, key: key) }
         let flight = SharedFlight<Outcome> {
             if try await store.images.contains(url) { return .alreadyCached }
             await self.countDownload()
-            let (data, responseType) = try await Self.download(location, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            let (data, responseType) = try await Self.download(
+                location, within: folder, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
             let contentType = contentType ?? responseType
             let budget = store.configuration.imageCacheBudget
             let now = store.configuration.clock.now()
@@ -56,12 +59,18 @@ actor ImagePipeline {
     private func countDownload() { downloadCount += 1 }
 
     private static func download(
-        _ location: URL, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
+        _ location: URL, within folder: URL?, fetcher: HTTPFetcher, maximumBytes: Int, timeout: Duration
     ) async throws -> (Data, String?) {
         if location.isFileURL {
+            guard let folder else {
+                throw FeedSourceError.unreadable(path: location.path, reason: "a file is read only for a local feed; refused")
+            }
+            // Checked again here, where the file is opened (by its real path): the folder may
+            // have changed since the feed was validated.
+            let path = try LocalImagePath.realPathInside(location, folder: folder)
             let handle: FileHandle
             do {
-                handle = try FileHandle(forReadingFrom: location)
+                handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             } catch {
                 throw FeedSourceError.unreadable(path: location.path, reason: FeedLoader.reason(error))
             }

@@ -8,15 +8,41 @@ import Foundation
 /// found here (a `next` that loops or leaves the feed's scheme) are kept with their page, for
 /// that validator to report after the page's own.
 ///
-/// Remote pages go through `HTTPFetcher` (conditional request on the first page, retries, size
-/// cap while reading, redirect rules). A remote page's `next` must stay http(s): a remote feed
-/// can never make the store read a `file:` URL.
+/// Remote pages go through `HTTPFetcher` (conditional requests for every remembered page,
+/// retries, size cap while reading, redirect rules). A remote page's `next` must stay http(s):
+/// a remote feed can never make the store read a `file:` URL.
 struct FeedLoader: Sendable {
     let fetcher: HTTPFetcher
     let options: SyncOptions
 
-    func load(_ source: FeedSource, validators: SourceValidators?) async throws -> FetchedFeed {
+    /// `validators` are the pages remembered from the last sync (none: fetch every page). Each is
+    /// revalidated in turn with a conditional request; when all answer 304 the feed is not
+    /// modified. When one does not, every page is fetched in full, following `next` from the
+    /// first (the page that answered is not asked twice): a changed page may change any record
+    /// and the `next` links, and the whole feed is applied.
+    func load(_ source: FeedSource, validators: [PageValidators]) async throws -> FetchedFeed {
         var fetched = FetchedFeed()
+        var changed: (url: URL, response: HTTPResponse)?
+        if case .remote = source, !validators.isEmpty, validators.allSatisfy(\.canRevalidate) {
+            var modified = false
+            for (index, page) in validators.enumerated() {
+                // The first page is the source's own URL (it may carry credentials, never stored).
+                guard let url = index == 0 ? source.url : URL(string: page.url) else {
+                    modified = true
+                    break
+                }
+                let response = try await fetchPage(url, source: source, conditional: page)
+                if response.status == 304 { continue }
+                changed = (url, response)
+                modified = true
+                break
+            }
+            if !modified {
+                fetched.notModified = true
+                return fetched
+            }
+        }
+
         var visited: [String: Int] = [:]
         var pageURL = source.url
         var number = 1
@@ -27,24 +53,23 @@ struct FeedLoader: Sendable {
             case .file:
                 page = try readFile(pageURL)
             case .remote:
-                var headers: [String: String] = [:]
-                if let token = options.bearerToken, !token.isEmpty { headers["Authorization"] = "Bearer \(token)" }
-                if number == 1, let validators {
-                    if let etag = validators.etag { headers["If-None-Match"] = etag }
-                    if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
-                }
-                let response = try await fetcher.fetch(HTTPRequest(
-                    url: pageURL, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes))
-                if response.status == 304 && number == 1 {
-                    fetched.notModified = true
-                    return fetched
+                let response: HTTPResponse
+                if let answered = changed, answered.url == pageURL {
+                    response = answered.response
+                    changed = nil
+                } else {
+                    response = try await fetchPage(pageURL, source: source, conditional: nil)
                 }
                 guard (200...299).contains(response.status) else { throw HTTPError.status(url: pageURL, code: response.status) }
-                if number == 1 {
-                    fetched.etag = response.headers["etag"]
-                    fetched.lastModified = response.headers["last-modified"]
-                }
-                page = FetchedFeed.Page(url: response.url, name: FeedSource.redacted(pageURL), body: response.body)
+                // A page URL with credentials is not remembered (they are never stored): without
+                // it, the next sync fetches every page.
+                let name = FeedSource.redacted(pageURL)
+                let remembered = number == 1 ? source.key : name == pageURL.absoluteString ? name : nil
+                page = FetchedFeed.Page(
+                    url: response.url, name: name, body: response.body,
+                    validators: remembered.map {
+                        PageValidators(url: $0, etag: response.headers["etag"], lastModified: response.headers["last-modified"])
+                    })
             }
             fetched.pages.append(page)
             options.progress?(.fetchedPage(number: number, bytes: page.body.count))
@@ -68,6 +93,22 @@ struct FeedLoader: Sendable {
         return fetched
     }
 
+    /// One remote page; conditional when `validators` are given (a 304 is returned, not thrown).
+    private func fetchPage(_ url: URL, source: FeedSource, conditional validators: PageValidators?) async throws -> HTTPResponse {
+        var headers: [String: String] = [:]
+        // The token is for the origin the user named: a `next` that leaves it (another
+        // scheme, host or port) must not carry it. Redirects drop it the same way.
+        if let token = options.bearerToken, !token.isEmpty, RedirectRule.isSameOrigin(url, source.url) {
+            headers["Authorization"] = "Bearer \(token)"
+        }
+        if let validators {
+            if let etag = validators.etag { headers["If-None-Match"] = etag }
+            if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        return try await fetcher.fetch(HTTPRequest(
+            url: url, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes))
+    }
+
     private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, problems: inout [FeedProblem]) -> URL? {
         guard let url = URL(string: next, relativeTo: page.url)?.absoluteURL, let scheme = url.scheme?.lowercased() else {
             problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' is not a URL"))
@@ -75,7 +116,15 @@ struct FeedLoader: Sendable {
         }
         switch (source, scheme) {
         case (.remote, "http"), (.remote, "https"): return url
-        case (.file, "file"): return url.standardizedFileURL
+        case (.file, "file"):
+            // A local feed's pages, like its images, lie in its own folder: a `next` elsewhere
+            // would read any file (and quote it in the errors).
+            let location = url.standardizedFileURL
+            if let reason = LocalImagePath.refusal(next, location: location, folder: source.url.deletingLastPathComponent()) {
+                problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' \(reason); refused"))
+                return nil
+            }
+            return location
         default:
             problems.append(FeedProblem(
                 source: page.name, path: "next",

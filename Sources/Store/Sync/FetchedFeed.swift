@@ -10,18 +10,38 @@ struct FetchedFeed: Sendable {
         /// Problems with this page's `next` link, found while following it; reported after the
         /// page's own.
         var problems: [FeedProblem] = []
+        /// A remote page's validators, for the next sync's conditional request.
+        var validators: PageValidators?
     }
 
-    /// True when the server answered 304 to the conditional request: there are no pages.
+    /// True when every page answered 304 to its conditional request: there are no pages.
     var notModified = false
     var pages: [Page] = []
-    /// The first page's validators, stored for the next conditional request.
+
+    /// What to remember of the pages for the next sync: nil for a local feed; empty (forget,
+    /// so the next sync fetches every page) when a page cannot be revalidated later.
+    var validators: [PageValidators]? {
+        guard pages.first?.validators != nil else { return pages.isEmpty ? [] : nil }
+        let remembered = pages.compactMap(\.validators)
+        return remembered.count == pages.count ? remembered : []
+    }
+}
+
+/// A remote page as sync remembers it between runs: the URL it requested, without
+/// credentials, and the validators the answer carried.
+struct PageValidators: Sendable, Equatable {
+    var url: String
     var etag: String?
     var lastModified: String?
+
+    /// Whether a conditional request can be made for it.
+    var canRevalidate: Bool { etag != nil || lastModified != nil }
 }
 
 /// What sync remembers of a source between runs.
-struct SourceValidators: Sendable, Equatable {
-    var etag: String?
-    var lastModified: String?
+struct SourceState: Sendable, Equatable {
+    /// Every page of the last sync, in order (empty when it must be fetched whole).
+    var pages: [PageValidators] = []
+    /// The policy of the last sync (nil before migration 0009).
+    var policy: SyncPolicy?
 }

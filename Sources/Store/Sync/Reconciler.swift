@@ -32,9 +32,9 @@ struct Reconciler: FeedSink {
     /// Received hashes to write, batched; flushed before any read of them and by `finish()`.
     private var received: ReceivedHashBatch
 
-    /// Records the source and its validators (inside the sync's write transaction, so a failed
-    /// sync leaves no trace of them), ready for the first record.
-    init(db: Database, source: String, validators: SourceValidators?, policy: SyncPolicy, imageBudget: Int, now: Date,
+    /// Records the source, its pages' validators and the policy (inside the sync's write
+    /// transaction, so a failed sync leaves no trace of them), ready for the first record.
+    init(db: Database, source: String, validators: [PageValidators]?, policy: SyncPolicy, imageBudget: Int, now: Date,
          status: SyncReport.Status) throws {
         self.db = db
         self.source = source
@@ -42,7 +42,7 @@ struct Reconciler: FeedSink {
         self.imageBudget = imageBudget
         self.now = now
         self.report = SyncReport(status: status, source: source, policy: policy)
-        sourceID = try SyncStateTable(db: db).saveSource(source, validators: validators, syncedAt: now)
+        sourceID = try SyncStateTable(db: db).saveSource(source, pages: validators, policy: policy, syncedAt: now)
         received = ReceivedHashBatch(db: db, sourceID: sourceID)
     }
 

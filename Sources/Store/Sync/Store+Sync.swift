@@ -14,7 +14,9 @@ extension Store {
     /// - images without inline data are downloaded afterwards, outside that transaction, one
     ///   download per URL however many ask; a failed image is reported in the result (and
     ///   retried next sync), it never rolls back the records;
-    /// - a 304 answer to the conditional request ends the sync as `.upToDate` without parsing;
+    /// - when every page of the last sync answers 304 to its conditional request, the sync ends
+    ///   as `.upToDate` without parsing; with `options.force`, or a policy other than the last
+    ///   sync's from this source, every page is fetched unconditionally and reconciled;
     /// - with `options.dryRun`, the same report is computed and nothing is written;
     /// - every sync but a dry run is recorded in the history, failures included; the entry of a
     ///   sync that applied its records is committed in the same transaction as they are, so it
@@ -50,15 +52,17 @@ extension Store {
 
     private func performSync(_ source: FeedSource, options: SyncOptions, startedAt: Date) async throws -> SyncReport {
         let key = source.key
-        let validators = try await read { try SyncStateTable(db: $0).validators(for: key) }
+        let state = try await read { try SyncStateTable(db: $0).state(for: key) }
+        // A policy other than the last sync's must reconcile every record again: no 304 may end it.
+        let force = options.force || (state?.policy != nil && state?.policy != options.policy)
+        let validators = force ? [] : state?.pages ?? []
         let loader = FeedLoader(fetcher: fetcher, options: options)
         // Only syncs that would make the very same requests share a fetch: same source, validators,
         // token and limits (a sync without the token must not receive a feed fetched with it).
-        let coalescingKey = [
-            key, validators?.etag ?? "", validators?.lastModified ?? "",
-            String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
+        let coalescingKey = ([
+            key, String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
             String(describing: options.timeout),
-        ].joined(separator: "\n")
+        ] + validators.map { [$0.url, $0.etag ?? "", $0.lastModified ?? ""].joined(separator: "\u{0}") }).joined(separator: "\n")
         let fetched = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
@@ -70,7 +74,7 @@ extension Store {
                                              outcome: .upToDate, report: report)
                 try await write { db in
                     let state = SyncStateTable(db: db)
-                    _ = try state.saveSource(key, validators: validators, syncedAt: now)
+                    _ = try state.saveSource(key, pages: nil, policy: nil, syncedAt: now)
                     try state.appendHistory(entry)
                 }
             }
@@ -82,7 +86,7 @@ extension Store {
         let budget = configuration.imageCacheBudget
         let clock = configuration.clock
         let now = clock.now()
-        let newValidators = SourceValidators(etag: fetched.etag, lastModified: fetched.lastModified)
+        let newValidators = fetched.validators
         let policy = options.policy
         let dryRun = options.dryRun
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
@@ -106,7 +110,7 @@ extension Store {
                 let report = reconciler.report
                 if report.images.failed > 0 {
                     // Forget the validators, so the next sync fetches the feed again (no 304).
-                    _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now)
+                    _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now)
                 }
                 // Committed with the records: the history row exists if and only if they do.
                 let historyID = try state.appendHistory(SyncHistoryEntry(
@@ -140,7 +144,7 @@ extension Store {
             try await self.write { db in
                 let state = SyncStateTable(db: db)
                 try state.completeHistory(row, with: entry)
-                if forget { _ = try state.saveSource(key, validators: SourceValidators(), syncedAt: now) }
+                if forget { _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now) }
             }
         }.value
         return report
@@ -166,7 +170,7 @@ extension Store {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
                             image.url, from: location, contentType: image.contentType, store: self, fetcher: fetcher,
-                            maximumBytes: options.maximumImageBytes, timeout: options.timeout)
+                            maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {
                         return (image.url, .failure(error))
@@ -180,7 +184,12 @@ extension Store {
                 case .success(.alreadyCached): report.images.alreadyCached += 1
                 case .failure(let error):
                     report.images.failed += 1
-                    report.imageFailures.append(.init(url: url, reason: error is CancellationError ? "cancelled" : String(describing: error)))
+                    // The failure is listed under its url: the reason need not start with it again.
+                    var reason = error is CancellationError ? "cancelled" : String(describing: error)
+                    if reason.utf8.starts(with: (url + ": ").utf8) {
+                        reason = String(decoding: reason.utf8.dropFirst(url.utf8.count + 2), as: UTF8.self)
+                    }
+                    report.imageFailures.append(.init(url: url, reason: reason))
                 }
                 done += 1
                 options.progress?(.images(done: done, total: images.count))

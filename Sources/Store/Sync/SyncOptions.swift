@@ -9,10 +9,17 @@ public struct SyncOptions: Sendable {
     public var maximumBytes = 256 * 1024 * 1024
     /// The most bytes of one downloaded image.
     public var maximumImageBytes = 32 * 1024 * 1024
-    /// Idle timeout of one HTTP exchange.
+    /// How long one HTTP request (a page, an image) may take to get an answer, retries
+    /// included: an attempt fails after this long without bytes, and no retry starts once this
+    /// long has passed since the first (see `HTTPFetcher`).
     public var timeout: Duration = .seconds(30)
-    /// Sent as `Authorization: Bearer ...` to the feed's host; never printed, logged or stored.
+    /// Sent as `Authorization: Bearer ...` to the first page's origin (scheme, host and port)
+    /// only: not to pages or redirects elsewhere, nor with images. Never printed, logged or stored.
     public var bearerToken: String?
+    /// Fetch every page unconditionally (no If-None-Match / If-Modified-Since) and reconcile,
+    /// even if the server would say nothing changed. Implied when `policy` differs from the
+    /// last sync's from the same source.
+    public var force = false
     /// The most pages followed through `next`.
     public var maximumPages = 10_000
     /// Image downloads at once.

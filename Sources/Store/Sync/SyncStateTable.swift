@@ -5,37 +5,42 @@ import Foundation
 struct SyncStateTable {
     let db: Database
 
-    func validators(for source: String) throws -> SourceValidators? {
-        try db.query("SELECT etag, last_modified FROM sync_sources WHERE source = ?", [.text(source)]) {
-            SourceValidators(etag: $0.optionalText(0), lastModified: $0.optionalText(1))
-        }.first
+    /// What the last sync of `source` remembered: each page's validators and its policy.
+    func state(for source: String) throws -> SourceState? {
+        guard let (id, policy) = try db.query("SELECT id, policy FROM sync_sources WHERE source = ?", [.text(source)], {
+            ($0.int64(0), $0.optionalText(1).flatMap(SyncPolicy.init(rawValue:)))
+        }).first else { return nil }
+        let pages = try db.query(
+            "SELECT url, etag, last_modified FROM sync_pages WHERE source_id = ? ORDER BY number", [.integer(id)]
+        ) { PageValidators(url: $0.text(0), etag: $0.optionalText(1), lastModified: $0.optionalText(2)) }
+        return SourceState(pages: pages, policy: policy)
     }
 
-    /// Records a sync of `source` (and its validators, when given); returns the source's id,
-    /// which `sync_records` rows refer to.
+    /// Records a sync of `source`: its time, its policy (when given) and its pages' validators
+    /// (when given: they replace the remembered ones; empty forgets them). Returns the source's
+    /// id, which `sync_records` rows refer to.
     @discardableResult
-    func saveSource(_ source: String, validators: SourceValidators?, syncedAt: Date) throws -> Int64 {
-        let rows: [Int64]
-        if let validators {
-            rows = try db.query(
-                """
-                INSERT INTO sync_sources (source, etag, last_modified, last_synced_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (source) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
-                    last_synced_at = excluded.last_synced_at
-                RETURNING id
-                """,
-                [.text(source), validators.etag.map(SQLValue.text) ?? .null,
-                 validators.lastModified.map(SQLValue.text) ?? .null, .text(Timestamp.format(syncedAt))]) { $0.int64(0) }
-        } else {
-            rows = try db.query(
-                """
-                INSERT INTO sync_sources (source, last_synced_at) VALUES (?, ?)
-                ON CONFLICT (source) DO UPDATE SET last_synced_at = excluded.last_synced_at
-                RETURNING id
-                """, [.text(source), .text(Timestamp.format(syncedAt))]) { $0.int64(0) }
-        }
+    func saveSource(_ source: String, pages: [PageValidators]?, policy: SyncPolicy?, syncedAt: Date) throws -> Int64 {
+        let rows = try db.query(
+            """
+            INSERT INTO sync_sources (source, policy, last_synced_at) VALUES (?, ?, ?)
+            ON CONFLICT (source) DO UPDATE SET policy = coalesce(excluded.policy, policy),
+                last_synced_at = excluded.last_synced_at
+            RETURNING id
+            """,
+            [.text(source), policy.map { .text($0.rawValue) } ?? .null, .text(Timestamp.format(syncedAt))]) { $0.int64(0) }
         // An upsert with RETURNING gives exactly one row, inserted or updated.
-        return rows[0]
+        let id = rows[0]
+        if let pages {
+            try db.execute("DELETE FROM sync_pages WHERE source_id = ?", [.integer(id)])
+            for (index, page) in pages.enumerated() {
+                try db.execute(
+                    "INSERT INTO sync_pages (source_id, number, url, etag, last_modified) VALUES (?, ?, ?, ?, ?)",
+                    [.integer(id), .integer(Int64(index + 1)), .text(page.url),
+                     page.etag.map(SQLValue.text) ?? .null, page.lastModified.map(SQLValue.text) ?? .null])
+            }
+        }
+        return id
     }
 
     /// The hash of `key` as last received from the source with id `sourceID`, if it was.

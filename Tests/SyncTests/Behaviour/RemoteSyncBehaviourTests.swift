@@ -9,6 +9,7 @@ struct RemoteSyncBehaviourTests {
     static let feed = behaviourFeed(
         frameworks: [KindFixture.framework.json("f1", 1), KindFixture.framework.json("f2", 1)],
         orders: [KindFixture.order.json("o1", 1)], events: [KindFixture.event.json("e1", 1)])
+    static let preferRemote = SyncOptions(policy: .preferRemote)
 
     @Test func etagGivesUpToDate() async throws {
         let server = try await FeedServer.start()
@@ -16,8 +17,9 @@ struct RemoteSyncBehaviourTests {
         let url = try server.publish("feed.json", Self.feed)
         let recording = RecordingTransport()
 
+        // One policy throughout: another policy than the last sync's would fetch unconditionally.
         try await withBehaviourStore(transport: recording.transport) { store, _ in
-            let first = try await store.sync(from: .remote(url))
+            let first = try await store.sync(from: .remote(url), options: Self.preferRemote)
             #expect(first.status == .applied)
             #expect(first.frameworks == counts(inserted: 2))
             #expect(first.orders == counts(inserted: 1))
@@ -25,7 +27,7 @@ struct RemoteSyncBehaviourTests {
             #expect(recording.requests.current.first?.headers["If-None-Match"] == nil)
             let export = try await store.exportFeed()
 
-            let second = try await store.sync(from: .remote(url))
+            let second = try await store.sync(from: .remote(url), options: Self.preferRemote)
             #expect(second.status == .upToDate)
             #expect(second.frameworks == counts())
             let conditional = try #require(recording.requests.current.last)
@@ -37,14 +39,14 @@ struct RemoteSyncBehaviourTests {
 
             // The feed changes: a new ETag, a full response, the change applied.
             try server.publish("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 2)]))
-            let third = try await store.sync(from: .remote(url), options: SyncOptions(policy: .preferRemote))
+            let third = try await store.sync(from: .remote(url), options: Self.preferRemote)
             #expect(third.status == .applied)
             #expect(third.frameworks == counts(updated: 1))
             #expect(recording.requests.current.last?.headers["If-None-Match"] == etag)
             #expect(try await KindFixture.framework.version("f1", in: store) == 2)
 
             // And the new ETag is the one sent next.
-            let fourth = try await store.sync(from: .remote(url))
+            let fourth = try await store.sync(from: .remote(url), options: Self.preferRemote)
             #expect(fourth.status == .upToDate)
             let newETag = recording.requests.current.last?.headers["If-None-Match"]
             #expect(newETag != nil && newETag != etag)
@@ -153,12 +155,12 @@ struct RemoteSyncBehaviourTests {
             _ = try await store.sync(from: try folder.write("base.json", Self.feed))
             let before = try await store.exportFeed()
             let error = await behaviourError { try await store.sync(from: .remote(url)) }
-            #expect(error as? HTTPError == .status(url: url, code: 503))
+            #expect(error as? HTTPError == .gaveUp(.status(url: url, code: 503), attempts: 4, timeout: .seconds(30)))
             #expect(try await server.hits("/status/503") == 4)  // retried up to the policy's attempts
             #expect(try await store.exportFeed() == before)
             let history = try await store.syncHistory()
             #expect(history.first?.outcome == .failed)
-            #expect(history.first?.error == "\(url.absoluteString): HTTP 503")
+            #expect(history.first?.error == "\(url.absoluteString): HTTP 503, 4 attempts")
         }
     }
 

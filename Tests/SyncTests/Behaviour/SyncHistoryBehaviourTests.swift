@@ -16,7 +16,8 @@ struct SyncHistoryBehaviourTests {
 
             _ = try await store.sync(from: file, options: SyncOptions(policy: .threeWay))
             _ = try await store.sync(from: .remote(url), options: SyncOptions(policy: .preferRemote))
-            _ = try await store.sync(from: .remote(url))
+            // The same policy again (another would fetch unconditionally): up to date.
+            _ = try await store.sync(from: .remote(url), options: SyncOptions(policy: .preferRemote))
             _ = try await store.sync(from: file, options: SyncOptions(policy: .preferRemote, dryRun: true))
             _ = await behaviourError { try await store.sync(from: broken, options: SyncOptions(policy: .threeWay)) }
             _ = await behaviourError { try await store.sync(from: .file(folder.file("absent.json"))) }
@@ -27,7 +28,7 @@ struct SyncHistoryBehaviourTests {
             #expect(history.map(\.source) == [
                 folder.file("absent.json").path, broken.url.path, url.absoluteString, url.absoluteString, file.url.path,
             ])
-            #expect(history.map(\.policy) == [.keepExisting, .threeWay, .keepExisting, .preferRemote, .threeWay])
+            #expect(history.map(\.policy) == [.keepExisting, .threeWay, .preferRemote, .preferRemote, .threeWay])
             #expect(history.allSatisfy { $0.startedAt == behaviourNow && $0.finishedAt == behaviourNow })
 
             // Applied and up-to-date syncs keep their report; failures their error.

@@ -42,6 +42,12 @@ public struct RetryPolicy: Sendable, Equatable {
 /// (delta-seconds or HTTP-date), capped by `policy.maximumRetryAfter`. Not retried: other
 /// statuses and the other transport errors. 2xx and 304 are returned; any other final status
 /// throws `HTTPError.status`. Cancellation is checked before every attempt and every wait.
+///
+/// `request.timeout` bounds the whole request, not only one attempt: an attempt fails after that
+/// long without bytes, a later attempt gets only the time left, and no wait or retry starts
+/// past it. So a stalled server fails the request after about `request.timeout`, however many
+/// attempts the policy allows. When retrying stops on a transient failure, the error is
+/// `HTTPError.gaveUp`, which says how many attempts were made.
 public struct HTTPFetcher: Sendable {
     public var transport: HTTPTransport
     public var clock: StoreClock
@@ -59,13 +65,19 @@ public struct HTTPFetcher: Sendable {
 
     public func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
         let attempts = max(policy.maximumAttempts, 1)
+        // Time spent so far: the attempts as measured, plus the waits as asked of `clock` (which
+        // tests replace with one that does not really sleep).
+        var spent = Duration.zero
         var attempt = 1
         while true {
             try Task.checkCancellation()
             let failure: HTTPError
             var retryAfter: Duration?
+            var attemptRequest = request
+            attemptRequest.timeout = min(request.timeout, max(request.timeout - spent, .zero))
+            let started = ContinuousClock.now
             do {
-                let response = try await transport.send(request)
+                let response = try await transport.send(attemptRequest)
                 if (200..<300).contains(response.status) || response.status == 304 {
                     return response
                 }
@@ -76,12 +88,19 @@ public struct HTTPFetcher: Sendable {
             } catch let error as HTTPError {
                 failure = error
             }
-            guard failure.isTransient, attempt < attempts else { throw failure }
+            spent += ContinuousClock.now - started
+            guard failure.isTransient else { throw failure }
+            guard attempt < attempts else { throw HTTPError.gaveUp(failure, attempts: attempt, timeout: request.timeout) }
 
             let delay = retryAfter.map { min($0, max(policy.maximumRetryAfter, .zero)) }
                 ?? policy.backoff(beforeRetry: attempt, random: random())
+            // No wait, and so no attempt, starts that would end past the request's timeout.
+            guard spent + delay < request.timeout else {
+                throw HTTPError.gaveUp(failure, attempts: attempt, timeout: request.timeout)
+            }
             try Task.checkCancellation()
             try await clock.sleep(delay)
+            spent += delay
             attempt += 1
         }
     }

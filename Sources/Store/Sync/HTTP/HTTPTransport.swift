@@ -75,20 +75,23 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case redirectRefused(from: URL, to: URL, reason: String)
     /// A final status that is not success after any retries (4xx, or 5xx/429 after the last attempt).
     case status(url: URL, code: Int)
+    /// `HTTPFetcher` stopped retrying a transient failure (the last one, after this many
+    /// attempts): the policy's attempts were made, or the request's `timeout` was reached.
+    indirect case gaveUp(HTTPError, attempts: Int, timeout: Duration)
 
     /// Whether another attempt may succeed.
     public var isTransient: Bool {
         switch self {
         case .connectionFailed, .timedOut, .truncated: true
         case .status(_, let code): code == 429 || (500...599).contains(code)
-        case .tooLarge, .tooManyRedirects, .redirectRefused: false
+        case .tooLarge, .tooManyRedirects, .redirectRefused, .gaveUp: false
         }
     }
 
     public var description: String {
         switch self {
         case .connectionFailed(let url, let reason): "\(FeedSource.redacted(url)): cannot connect: \(reason)"
-        case .timedOut(let url, let after): "\(FeedSource.redacted(url)): timed out after \(after)"
+        case .timedOut(let url, let after): "\(FeedSource.redacted(url)): timed out after \(Self.seconds(after))"
         case .truncated(let url, let expected, let received):
             "\(FeedSource.redacted(url)): the body was cut short (\(received) of \(expected) bytes)"
         case .tooLarge(let url, let limit): "\(FeedSource.redacted(url)): the body is larger than the limit of \(limit) bytes"
@@ -96,6 +99,28 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .redirectRefused(let from, let to, let reason):
             "\(FeedSource.redacted(from)): refused to follow the redirect to \(FeedSource.redacted(to)): \(reason)"
         case .status(let url, let code): "\(FeedSource.redacted(url)): HTTP \(code)"
+        case .gaveUp(let last, let attempts, let timeout):
+            // A timeout is the request's, whatever time its last attempt had left.
+            if case .timedOut(let url, _) = last {
+                "\(HTTPError.timedOut(url: url, after: timeout)), \(attempts) attempt\(attempts == 1 ? "" : "s")"
+            } else {
+                "\(last), \(attempts) attempt\(attempts == 1 ? "" : "s")"
+            }
         }
+    }
+
+    /// The failure itself, without the retries around it.
+    public var underlying: HTTPError {
+        if case .gaveUp(let last, _, _) = self { last.underlying } else { self }
+    }
+
+    /// "2 s", "1.5 s", "0.25 s".
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(seconds) s" }
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        var text = String(format: "%.3f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text + " s"
     }
 }

@@ -26,11 +26,14 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Argument(help: "A feed file path, an http(s) URL, or - for stdin.") var source: String
     @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
+    @Flag(help: "Fetch every page unconditionally and reconcile (implied by a policy other than the last sync's).")
+    var force = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
     var maxBytes: String?
-    @Option(help: "Seconds without progress before an HTTP request times out.") var timeout: Int = 30
+    @Option(help: "Seconds an HTTP request may wait for data, retries included: no retry starts after that.")
+    var timeout: Int = 30
 
     func validate() throws {
         do { _ = try FeedSource(source) } catch { throw ValidationError("\(error)") }
@@ -46,6 +49,7 @@ struct SyncRunCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         var options = SyncOptions(policy: policy, dryRun: dryRun)
+        options.force = force
         if let maxBytes { options.maximumBytes = try ImageCacheOptions.parseSize(maxBytes, name: "--max-bytes") }
         options.timeout = .seconds(timeout)
         options.bearerToken = ProcessInfo.processInfo.environment["STORECTL_FEED_TOKEN"]

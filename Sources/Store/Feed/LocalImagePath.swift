@@ -1,0 +1,71 @@
+import Foundation
+
+/// Where a local feed may read image files (and its `next` pages) from: inside its own folder,
+/// never elsewhere.
+///
+/// A relative image url of a local feed names a file. It is read only if, once `.` and `..`
+/// are resolved (after percent-decoding) and then symbolic links (the file's real path against
+/// the folder's), it lies inside the folder of the feed's first page. Absolute paths are never
+/// read. The validator checks this (a problem with the JSON path), and the download checks it
+/// again just before opening the file, which it opens by its real path.
+enum LocalImagePath {
+    /// Why `text` (an image url of a local feed, resolved to `location`) must not be read for a
+    /// feed whose folder is `folder`; nil when it may be.
+    static func refusal(_ text: String, location: URL, folder: URL) -> String? {
+        if text.hasPrefix("/") { return "is an absolute path; a local feed names files relative to its own folder" }
+        guard let path = normalized(location.path), let folderPath = normalized(folder.path) else {
+            return "is not a file path"
+        }
+        guard isInside(path, folderPath) else { return "leaves the feed's folder \(folderPath)" }
+        if let real = realPath(path), let realFolder = realPath(folderPath), !isInside(real, realFolder) {
+            return "leads through a symbolic link out of the feed's folder \(folderPath)"
+        }
+        return nil
+    }
+
+    /// The real path of `location` when it lies inside `folder` after resolving symbolic links;
+    /// throws otherwise (and when the file cannot be resolved, e.g. it does not exist).
+    static func realPathInside(_ location: URL, folder: URL) throws -> String {
+        guard let path = normalized(location.path), let folderPath = normalized(folder.path) else {
+            throw FeedSourceError.unreadable(path: location.path, reason: "not a file path")
+        }
+        guard let real = realPath(path) else {
+            throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard let realFolder = realPath(folderPath), isInside(real, realFolder) else {
+            throw FeedSourceError.unreadable(path: path, reason: "outside the feed's folder \(folderPath); refused")
+        }
+        // Not a folder, a FIFO (which would block the read) or a device.
+        var status = stat()
+        guard stat(real, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw FeedSourceError.unreadable(path: path, reason: "not a regular file")
+        }
+        return real
+    }
+
+    /// An absolute path with `.` and `..` resolved textually; nil for a relative path or one
+    /// holding NUL.
+    static func normalized(_ path: String) -> String? {
+        guard path.hasPrefix("/"), !path.utf8.contains(0) else { return nil }
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch part {
+            case ".": continue
+            case "..": _ = parts.popLast()
+            default: parts.append(part)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    private static func isInside(_ path: String, _ folder: String) -> Bool {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return path.utf8.count > prefix.utf8.count && path.utf8.starts(with: prefix.utf8)
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+
+/// `storectl sync` of a local feed whose images name files outside its folder: refused with the
+/// file and JSON path, exit 1, the store unchanged.
+@Suite
+struct LocalFeedImageTests {
+    @Test("a local feed cannot copy /etc/hostname or ../ files into the cache", arguments: ["/etc/hostname", "../secret.txt"])
+    func imagesOutsideTheFolderAreRefused(_ url: String) async throws {
+        let cli = try Storectl()
+        let folder = try cli.directory.makeDirectory("feed")
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: cli.directory.file("secret.txt")))
+        let feed = URL(fileURLWithPath: folder).appendingPathComponent("feed.json")
+        try Data(#"{"version": 1, "images": [{"url": "\#(url)"}]}"#.utf8).write(to: feed)
+
+        let result = try await cli.run(["sync", feed.path])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("\(feed.path): images[0].url: '\(url)'"), "\(result)")
+        let list = try await cli.run(["images", "list", "--json"])
+        #expect(list.status == 0 && !list.stdout.contains(url), "\(list)")
+    }
+}

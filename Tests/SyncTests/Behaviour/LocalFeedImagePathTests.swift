@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import Store
+
+/// A local feed's images may only be read from inside the feed's own folder: an absolute path,
+/// a `file:` URL, a relative path that climbs out with `..`, or a symbolic link that points out
+/// is a validation error naming the JSON path, and nothing is written.
+@Suite(.timeLimit(.minutes(1)))
+struct LocalFeedImagePathTests {
+    /// `folder/feed/feed.json` with `images`; `folder/secret.txt` lies outside the feed's folder.
+    private func refuses(_ url: String, setUp: (BehaviourFolder) throws -> Void = { _ in }) async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("secret.txt", "the secret")
+            try setUp(folder)
+            let source = try folder.write("feed/feed.json", behaviourFeed(
+                frameworks: [KindFixture.framework.json("f1", 1)], images: [imageJSON(url)]))
+
+            let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
+            #expect(error?.problems.map(\.path) == ["images[0].url"], "\(String(describing: error))")
+            #expect(error?.problems.first?.source == source.url.path)
+            #expect(try await store.images.list().isEmpty)
+            #expect(try await store.frameworks.fetchAll().isEmpty)
+        }
+    }
+
+    @Test func absolutePathIsRefused() async throws {
+        try await refuses("/etc/hostname")
+    }
+
+    @Test func absolutePathToAFileInTheFeedsFolderIsRefusedToo() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("feed/img/a.png", "A")
+            let source = try folder.write("feed/feed.json", behaviourFeed(images: [imageJSON(folder.file("feed/img/a.png").path)]))
+            let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
+            #expect(error?.problems.map(\.path) == ["images[0].url"])
+        }
+    }
+
+    @Test func parentPathOutOfTheFolderIsRefused() async throws {
+        try await refuses("../secret.txt")
+        try await refuses("img/../../secret.txt")
+        try await refuses("../../../../../../../../../../etc/hostname")
+        try await refuses("img/%2e%2e/%2E%2E/secret.txt")
+    }
+
+    @Test func fileURLIsRefused() async throws {
+        try await refuses("file:///etc/hostname")
+        try await refuses("file:../secret.txt")
+    }
+
+    @Test func networkPathReferenceIsRefused() async throws {
+        // `//host/path` resolves against a file: page to file://host/path.
+        try await refuses("//localhost/etc/hostname")
+    }
+
+    @Test func symbolicLinkOutOfTheFolderIsRefused() async throws {
+        try await refuses("img/link.png") { folder in
+            try FileManager.default.createDirectory(at: folder.file("feed/img"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/img/link.png").path,
+                                                       withDestinationPath: "../../secret.txt")
+        }
+        try await refuses("outside/secret.txt") { folder in
+            try FileManager.default.createDirectory(at: folder.file("feed"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/outside").path,
+                                                       withDestinationPath: folder.url.path)
+        }
+    }
+
+    @Test func filesInsideTheFolderAreRead() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("feed/img/a.png", "A")
+            try folder.write("feed/b.png", "B")
+            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/img/link.png").path, withDestinationPath: "a.png")
+            let source = try folder.write("feed/feed.json", behaviourFeed(images: [
+                imageJSON("img/a.png"), imageJSON("img/../b.png"), imageJSON("img/link.png"),
+            ]))
+            let report = try await store.sync(from: source)
+            #expect(report.images.downloaded == 3)
+            #expect(report.images.failed == 0, "\(report.imageFailures)")
+            #expect(try await store.images.get("img/a.png")?.data == Data("A".utf8))
+            #expect(try await store.images.get("img/../b.png")?.data == Data("B".utf8))
+            #expect(try await store.images.get("img/link.png")?.data == Data("A".utf8))
+        }
+    }
+
+    /// The feed's folder itself may be reached through a symbolic link (`/tmp` often is one).
+    @Test func aFeedFolderBehindASymbolicLinkStillWorks() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("real/img/a.png", "A")
+            try folder.write("real/feed.json", behaviourFeed(images: [imageJSON("img/a.png")]))
+            try FileManager.default.createSymbolicLink(atPath: folder.file("alias").path, withDestinationPath: folder.file("real").path)
+            let report = try await store.sync(from: .file(folder.file("alias/feed.json")))
+            #expect(report.images.downloaded == 1, "\(report.imageFailures)")
+        }
+    }
+}
+
+/// The download checks again, where it opens the file: the folder may have changed since the
+/// feed was validated, and a file location without a feed's folder is never read.
+@Suite(.timeLimit(.minutes(1)))
+struct LocalImageDownloadTests {
+    @Test func theDownloadRefusesAFileOutsideTheFolder() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("secret.txt", "the secret")
+            try FileManager.default.createDirectory(at: folder.file("feed"), withIntermediateDirectories: true)
+            // A link made after validation would point out: the download resolves it and refuses.
+            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/late.png").path, withDestinationPath: "../secret.txt")
+            let pipeline = store.imagePipeline
+            for (location, within) in [(folder.file("feed/late.png"), folder.file("feed")),
+                                       (folder.file("feed/../secret.txt"), folder.file("feed")),
+                                       (folder.file("secret.txt"), nil)] {
+                await #expect(throws: FeedSourceError.self) {
+                    try await pipeline.load("late.png", from: location, store: store, fetcher: store.fetcher,
+                                            maximumBytes: 1 << 20, timeout: .seconds(5), within: within)
+                }
+            }
+            #expect(try await store.images.list().isEmpty)
+        }
+    }
+}
+
+/// A local feed's `next` pages are read from its own folder only, like its images: a `next`
+/// naming any other file is refused before that file is read.
+@Suite(.timeLimit(.minutes(1)))
+struct LocalFeedNextTests {
+    @Test(arguments: ["/etc/passwd", "../secret.json", "file:///etc/passwd", "pages/../../secret.json"])
+    func nextOutOfTheFolderIsRefused(_ next: String) async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            // A valid feed outside: were it read, its record would be applied.
+            try folder.write("secret.json", behaviourFeed(frameworks: [KindFixture.framework.json("outside", 1)]))
+            let source = try folder.write("feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: next))
+
+            let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
+            #expect(error?.problems.map(\.path) == ["next"], "\(String(describing: error))")
+            #expect(error?.problems.first?.source == source.url.path)
+            #expect(try await store.frameworks.fetchAll().isEmpty)
+        }
+    }
+
+    @Test func nextInsideTheFolderIsFollowed() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try folder.write("feed/pages/feed-2.json", behaviourFeed(frameworks: [KindFixture.framework.json("f2", 1)]))
+            let source = try folder.write("feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "pages/feed-2.json"))
+            let report = try await store.sync(from: source)
+            #expect(report.frameworks == counts(inserted: 2))
+        }
+    }
+}
