@@ -66,4 +66,33 @@ struct DurabilityTests {
             #expect(try await store.read { try $0.integer("SELECT count(*) FROM change_log") } == 2)
         }
     }
+
+    /// Under `.full` a batch waits a moment for the writers the last batch answered. Writers
+    /// that stop coming back (fewer tasks, then one, then none) are not waited for forever, a
+    /// failing write among gathered ones still fails alone, and closing during a burst ends.
+    @Test("gathering batches under .full: fewer writers than the last batch, a lone writer, a failure, a close")
+    func gatheringNeverStrandsAWrite() async throws {
+        try await withTemporaryStore(configuration: Self.configuration(.full)) { store, _ throws in
+            try await writeConcurrently(store, tasks: 8, writesPerTask: 30)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<3 {
+                    group.addTask { for number in 0..<20 { try await store.frameworks.insert(Fixtures.framework("few-\(task)-\(number)")) } }
+                }
+                try await group.waitForAll()
+            }
+            for number in 0..<5 { try await store.frameworks.insert(Fixtures.framework("lone-\(number)")) }
+            #expect(try await store.frameworks.count() == 8 * 30 + 3 * 20 + 5)
+            try await store.frameworks.insert(Fixtures.framework("taken", name: "Original"))
+            let outcomes = try await writeTenOneFailing(store)
+            try await expectOnlyTheDuplicateFailed(outcomes, in: store)
+        }
+        try await withTemporaryDirectory { directory throws in
+            let store = try await Store.open(at: directory.databasePath, configuration: Self.configuration(.full))
+            let burst = Task { try? await writeConcurrently(store, tasks: 8, writesPerTask: 50) }
+            try await store.frameworks.insert(Fixtures.framework("before-close"))
+            await store.close()
+            await burst.value
+            await #expect(throws: StoreError.self) { try await store.frameworks.insert(Fixtures.framework("after-close")) }
+        }
+    }
 }

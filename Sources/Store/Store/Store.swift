@@ -147,7 +147,8 @@ public final class Store: Sendable {
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
-            maximumBatchSize: configuration.maximumWritesPerTransaction, now: configuration.clock.now,
+            maximumBatchSize: configuration.maximumWritesPerTransaction,
+            gathersBatches: configuration.durability == .full, now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
             if path != nil {
