@@ -297,8 +297,9 @@ private final class WriteMailbox: @unchecked Sendable {
     // write is ever reachable from two threads at a time.
     private let lock = NSCondition()
     private var pending: [any PendingWrite] = []
-    /// Whether the writer waits in `waitUntilQueued` (then `post` signals).
-    private var writerWaits = false
+    /// While the writer waits in `waitUntilQueued`, how many queued writes end its wait (then
+    /// `post` signals once, at that count: one wake-up of the writer, not one per write).
+    private var writerWaitsFor: Int?
     /// Whether a drain is under way (or about to start); while it is, new writes just queue up.
     private var draining = false
     private var closed = false
@@ -311,7 +312,7 @@ private final class WriteMailbox: @unchecked Sendable {
         lock.withLock {
             if closed { return .refused }
             pending.append(write)
-            if writerWaits { lock.signal() }
+            if let goal = writerWaitsFor, pending.count >= goal { lock.signal() }
             if draining { return .queued }
             draining = true
             return .wakeWriter
@@ -340,8 +341,8 @@ private final class WriteMailbox: @unchecked Sendable {
         guard seconds > 0 else { return }
         let deadline = Date(timeIntervalSinceNow: seconds)
         lock.withLock {
-            writerWaits = true
-            defer { writerWaits = false }
+            writerWaitsFor = count
+            defer { writerWaitsFor = nil }
             while !pending.isEmpty, pending.count < count, !closed {
                 if !lock.wait(until: deadline) { break }
             }
