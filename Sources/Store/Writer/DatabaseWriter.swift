@@ -144,15 +144,17 @@ actor DatabaseWriter {
     /// The next batch. With `gathersBatches` (durability `.full`, where a commit costs a sync),
     /// first waits a moment for as many writes as the last batch held: its callers, answered
     /// just now, post their next writes within microseconds. Without the wait, 8 writers split
-    /// into uneven batches (those that queued during a commit, then those it answered), 4.4 to
-    /// 7 writes per sync instead of 8 in the benchmark's `concurrent-writes-full`. The wait ends once that many are queued, or after
-    /// half the last commit's time (a writer that does not come back costs at most that, once:
-    /// the next batch is smaller, and so is the next goal); none if nothing is queued (the
-    /// writer goes idle) or the last batch held one. It comes before BEGIN, so each caller is
-    /// still answered right after the commit that holds its write.
+    /// into uneven batches (those that queued during a commit, then those it answered): 4.4 to
+    /// 7 writes per sync instead of 8 in the benchmark's `concurrent-writes-full`. The wait
+    /// ends once that many are queued, or after half the last commit's time and never more
+    /// than 5 ms (the commit of a large sync can take far longer than a sync of the WAL); a
+    /// writer that does not come back costs at most that, once: the next batch is smaller, and
+    /// so is the next goal. No wait if nothing is queued (the writer goes idle) or the last
+    /// batch held one. It comes before BEGIN, so each caller is still answered right after the
+    /// commit that holds its write.
     private func takeBatch() -> [any PendingWrite] {
         if gathersBatches, lastBatchSize > 1 {
-            mailbox.waitUntilQueued(min(lastBatchSize, maximumBatchSize), atMost: lastCommitDuration / 2)
+            mailbox.waitUntilQueued(min(lastBatchSize, maximumBatchSize), atMost: min(lastCommitDuration / 2, .milliseconds(5)))
         }
         let batch = mailbox.take(maximumBatchSize)
         if !batch.isEmpty { lastBatchSize = batch.count }
