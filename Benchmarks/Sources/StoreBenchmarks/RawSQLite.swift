@@ -17,7 +17,7 @@ enum RawSQLite {
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    /// Opens a connection with the store's settings: WAL, synchronous NORMAL.
+    /// Opens a connection with the settings of the store under `.normal`: WAL, synchronous NORMAL.
     static func open(_ path: String) throws -> OpaquePointer {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db

@@ -24,12 +24,29 @@ func writeFeed(_ frameworks: [Framework], to path: String) throws {
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
 }
 
-/// One line of the results table.
+/// One line of the results table, and one object of `--json`.
 struct Result {
+    /// The workload's stable id (`--only` takes it; `workload` in the JSON).
+    let id: String
+    /// What the table's first column says.
     let workload: String
     let ours: String
     let baseline: String
+    /// The ratio as the table shows it.
     let ratio: String
+    /// The same as a number (`ratio` in the JSON).
+    let ratioValue: Double
     let target: String
-    let met: Bool?
+    let met: Bool
+
+    var json: [String: Any] {
+        ["workload": id, "title": workload, "ours": ours, "baseline": baseline,
+         "ratio": ratioValue.isFinite ? ratioValue as Any : NSNull(), "ratioText": ratio, "target": target, "met": met]
+    }
 }
+
+/// Every workload's id, in the order the benchmark runs them.
+let workloadIDs = [
+    "insert", "fetch", "sync-empty", "sync-half", "concurrent-writes", "concurrent-writes-full", "images",
+    "observation-latency", "memory",
+]

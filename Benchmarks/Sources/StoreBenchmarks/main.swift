@@ -2,9 +2,14 @@
 // medians and ratios (ours / baseline: below 1 is faster). See Benchmarks/README in the
 // top-level README, "Performance".
 //
-// Usage: StoreBenchmarks [--n N] [--runs R] [--storectl PATH] [--memory N] [--only NAME]
-//                        [--profile-writes grouped|unbatched|empty]
-// --profile-writes runs one contender of the concurrent-writes workload alone, --runs times, and
+// Usage: StoreBenchmarks [--n N] [--runs R] [--storectl PATH] [--memory N] [--only ID[,ID...]]
+//                        [--json FILE] [--profile-writes grouped|unbatched|empty|grouped-full|unbatched-full]
+// --only runs the workloads with those ids (`workloadIDs`: insert, fetch, sync-empty, sync-half,
+// concurrent-writes, concurrent-writes-full, images, observation-latency, memory); a word that
+// is no id selects every id containing it (`--only sync`, `--only concurrent`), as it used to.
+// --json writes the table to FILE as an array of objects: workload (the id), title, ours,
+// baseline, ratio (a number), ratioText, target, met (a boolean).
+// --profile-writes runs one contender of the concurrent-writes workloads alone, --runs times, and
 // prints its time: a process to hand to a profiler (Benchmarks/Profiles/ shows how).
 import Foundation
 import Store
@@ -14,7 +19,8 @@ struct Options {
     var runs = 5
     var storectl: String?
     var memoryRecords: Int?
-    var only: String?
+    var only: [String]?
+    var json: String?
     var profileWrites: String?
 
     init(_ arguments: [String]) throws {
@@ -29,12 +35,13 @@ struct Options {
             case "--runs": runs = max(1, Int(try value()) ?? runs)
             case "--storectl": storectl = try value()
             case "--memory": memoryRecords = Int(try value())
-            case "--only": only = try value()
+            case "--only": only = try value().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case "--json": json = try value()
             case "--profile-writes": profileWrites = try value()
             default: throw BenchmarkError("unknown argument \(argument)")
             }
         }
-        if profileWrites != nil { only = "concurrent" }
+        if let profileWrites { only = [profileWrites.hasSuffix("-full") ? "concurrent-writes-full" : "concurrent-writes"] }
     }
 }
 
@@ -45,7 +52,12 @@ var results: [Result] = []
 func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000) }
 func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2fx", a / b) }
 func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f/s", Double(count) / seconds) }
-func wanted(_ name: String) -> Bool { options.only.map { name.contains($0) } ?? true }
+/// Whether `--only` asks for the workload `id`: by its id exactly, or by a word that is no id
+/// and that the id contains (the substring match older callers use: `--only memory`).
+func wanted(_ id: String) -> Bool {
+    guard let only = options.only else { return true }
+    return only.contains { $0 == id || (!workloadIDs.contains($0) && id.contains($0)) }
+}
 func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
 let n = options.n
@@ -73,9 +85,9 @@ if wanted("insert") {
         }
     }
     let (raw, ours, grdbStatement, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
-    results.append(Result(workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
+    results.append(Result(id: "insert", workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
                           baseline: "raw C \(ms(raw)); GRDB statement \(ratio(grdbStatement, raw)), Codable \(ratio(grdbCodable, raw))",
-                          ratio: ratio(ours, raw), target: "<= 1.15x raw C", met: ours / raw <= 1.15))
+                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.15x raw C", met: ours / raw <= 1.15))
 }
 
 // MARK: fetch all N frameworks into structs
@@ -105,9 +117,9 @@ if wanted("fetch") {
     _ = GRDBSQLiteClose(db)
     await store.close()
     let (raw, ours, grdbCursor, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
-    results.append(Result(workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
+    results.append(Result(id: "fetch", workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
                           baseline: "raw C \(ms(raw)); GRDB Row cursor \(ratio(grdbCursor, raw)), Codable fetchAll \(ratio(grdbCodable, raw))",
-                          ratio: ratio(ours, raw), target: "<= 1.1x raw C", met: ours / raw <= 1.1))
+                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.1x raw C", met: ours / raw <= 1.1))
 }
 
 // MARK: whole-process sync vs the sqlite3 CLI's JSON1 import
@@ -123,14 +135,15 @@ func cliImportScript(feed: String) -> String {
         """
 }
 
-if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3") {
+if wanted("sync-empty") || wanted("sync-half"), let storectl = options.storectl, let sqlite3 = which("sqlite3") {
     let feed = scratch.path("feed.json")
     try writeFeed(frameworks, to: feed)
     let half = scratch.path("half.json")
     try writeFeed(Array(frameworks.prefix(n / 2)), to: half)
     let feedMiB = Double((try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 0) / 1_048_576
     let script = cliImportScript(feed: feed)
-    for (label, prefill) in [("empty store", nil), ("store holding half the ids", half)] as [(String, String?)] {
+    for (id, label, prefill) in [("sync-empty", "empty store", nil), ("sync-half", "store holding half the ids", half)] as [(String, String, String?)] {
+        guard wanted(id) else { continue }
         log("sync \(n) records into \(label)")
         let seed = scratch.path("seed.sqlite"), seedCLI = scratch.path("seed-cli.sqlite")
         for file in ["seed.sqlite", "seed-cli.sqlite"] { scratch.remove(file) }
@@ -154,71 +167,93 @@ if wanted("sync"), let storectl = options.storectl, let sqlite3 = which("sqlite3
             }
         }
         let (cli, ours) = (timings[0], timings[1])
-        results.append(Result(workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
-                              ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli),
+        results.append(Result(id: id, workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
+                              ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
                               target: "<= 1.3x CLI", met: ours / cli <= 1.3))
     }
 }
 
 // MARK: concurrent small writes
 
-if wanted("concurrent") {
-    let tasks = 8, perTask = max(1, n / 10), total = tasks * perTask
-    log("\(tasks) tasks x \(perTask) single-record writes")
-    let records = makeFrameworks(total, from: 10_000_000)
-    let file = "small.sqlite"
-    /// The 8 tasks through the store's API; returns the transactions they took (the change
-    /// log's last tx: one logged transaction per commit, in a fresh file). With `empty`, each
-    /// write changes nothing: what is left is the hand-off between caller and writer (a lock,
-    /// a suspension, a resumption), the floor under any write's cost.
-    func storeRun(maximumWritesPerTransaction: Int, empty: Bool = false) async throws -> Int {
-        var configuration = Store.Configuration()
-        configuration.maximumWritesPerTransaction = maximumWritesPerTransaction
-        let store = try await Store.open(at: scratch.path(file), configuration: configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for task in 0..<tasks {
-                group.addTask {
-                    for index in 0..<perTask {
-                        if empty { try await store.write { _ in } } else { try await store.frameworks.insert(records[task * perTask + index]) }
-                    }
+/// `tasks` tasks, each writing its share of `records` one at a time through the store's API, on a
+/// fresh file; returns the transactions they took (the change log's last tx: one logged
+/// transaction per commit). With `empty`, each write changes nothing: what is left is the
+/// hand-off between caller and writer (a lock, a suspension, a resumption), the floor under any
+/// write's cost.
+func concurrentWrites(
+    _ records: [Framework], tasks: Int, at path: String, durability: Store.Durability, maximumWritesPerTransaction: Int,
+    empty: Bool = false
+) async throws -> Int {
+    let perTask = records.count / tasks
+    var configuration = Store.Configuration()
+    configuration.maximumWritesPerTransaction = maximumWritesPerTransaction
+    configuration.durability = durability
+    let store = try await Store.open(at: path, configuration: configuration)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0..<tasks {
+            group.addTask {
+                for index in 0..<perTask {
+                    if empty { try await store.write { _ in } } else { try await store.frameworks.insert(records[task * perTask + index]) }
                 }
             }
-            try await group.waitForAll()
         }
-        let count = try await store.frameworks.count()
-        precondition(count == (empty ? 0 : records.count))
-        let transactions = try await store.read { db -> Int in
-            guard case .integer(let tx)? = try db.fetchOne("SELECT max(tx) FROM change_log")?[0] else { return 0 }
-            return Int(tx)
-        }
-        await store.close()
-        return transactions
+        try await group.waitForAll()
     }
-    if let mode = options.profileWrites {
-        let (cap, empty) = switch mode {
-        case "grouped": (Store.Configuration().maximumWritesPerTransaction, false)
-        case "unbatched": (1, false)
-        case "empty": (Store.Configuration().maximumWritesPerTransaction, true)
-        default: throw BenchmarkError("--profile-writes takes grouped, unbatched or empty")
-        }
-        for _ in 0..<options.runs {
-            scratch.remove(file)
-            let start = ContinuousClock.now
-            let transactions = try await storeRun(maximumWritesPerTransaction: cap, empty: empty)
-            let seconds = (ContinuousClock.now - start) / .seconds(1)
-            let batching = empty ? "" : String(format: ", %.1f writes/transaction", Double(total) / Double(max(1, transactions)))
-            print(String(format: "%@: %.1f µs/write", mode, seconds * 1e6 / Double(total)) + batching)
-        }
-        scratch.removeAll()
-        exit(0)
+    let count = try await store.frameworks.count()
+    precondition(count == (empty ? 0 : perTask * tasks))
+    let transactions = try await store.read { db -> Int in
+        guard case .integer(let tx)? = try db.fetchOne("SELECT max(tx) FROM change_log")?[0] else { return 0 }
+        return Int(tx)
     }
+    await store.close()
+    return transactions
+}
+
+let groupCommitDefault = Store.Configuration().maximumWritesPerTransaction
+
+if let mode = options.profileWrites {
+    let (cap, empty, durability): (Int, Bool, Store.Durability) = switch mode {
+    case "grouped": (groupCommitDefault, false, .normal)
+    case "unbatched": (1, false, .normal)
+    case "empty": (groupCommitDefault, true, .normal)
+    case "grouped-full": (groupCommitDefault, false, .full)
+    case "unbatched-full": (1, false, .full)
+    default: throw BenchmarkError("--profile-writes takes grouped, unbatched, empty, grouped-full or unbatched-full")
+    }
+    let tasks = 8, perTask = durability == .full ? min(500, max(1, n / 10)) : max(1, n / 10), total = tasks * perTask
+    let records = makeFrameworks(total, from: 10_000_000)
+    for _ in 0..<options.runs {
+        scratch.remove("small.sqlite")
+        let start = ContinuousClock.now
+        let transactions = try await concurrentWrites(records, tasks: tasks, at: scratch.path("small.sqlite"), durability: durability,
+                                                      maximumWritesPerTransaction: cap, empty: empty)
+        let seconds = (ContinuousClock.now - start) / .seconds(1)
+        let batching = empty ? "" : String(format: ", %.1f writes/transaction", Double(total) / Double(max(1, transactions)))
+        print(String(format: "%@: %.1f µs/write", mode, seconds * 1e6 / Double(total)) + batching)
+    }
+    scratch.removeAll()
+    exit(0)
+}
+
+func microseconds(_ seconds: Double, per count: Int) -> String { String(format: "%.1f µs", seconds * 1e6 / Double(count)) }
+
+if wanted("concurrent-writes") {
+    let tasks = 8, perTask = max(1, n / 10), total = tasks * perTask
+    log("\(tasks) tasks x \(perTask) single-record writes (durability normal)")
+    let records = makeFrameworks(total, from: 10_000_000)
+    let file = "small.sqlite"
     var transactions: [Int] = []
     // Interleaved run by run, so a load that comes and goes on a shared machine weighs on all four.
     let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4, setup: { _ in scratch.remove(file) }) { contender in
         switch contender {
-        case 0: transactions.append(try await storeRun(maximumWritesPerTransaction: Store.Configuration().maximumWritesPerTransaction))
-        case 1: _ = try await storeRun(maximumWritesPerTransaction: 1)
-        case 3: _ = try await storeRun(maximumWritesPerTransaction: Store.Configuration().maximumWritesPerTransaction, empty: true)
+        case 0:
+            transactions.append(try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .normal,
+                                                           maximumWritesPerTransaction: groupCommitDefault))
+        case 1:
+            _ = try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .normal, maximumWritesPerTransaction: 1)
+        case 3:
+            _ = try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .normal,
+                                           maximumWritesPerTransaction: groupCommitDefault, empty: true)
         default:
             let db = try RawSQLite.open(scratch.path(file))
             try RawSQLite.insert(records, into: db, transactionPerRow: true)
@@ -226,16 +261,41 @@ if wanted("concurrent") {
         }
     }
     let (ours, unbatched, raw, handOff) = (timings[0], timings[1], timings[2], timings[3])
-    func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6 / Double(total)) }
     let perTransaction = Double(total) / Double(transactions.sorted()[transactions.count / 2])
     results.append(Result(
-        workload: "\(tasks) tasks x \(perTask) single-record writes",
-        ours: "\(rate(total, ours)), \(microseconds(ours))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
-        baseline: "target's baseline: the same tasks and API without group commit (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched))/write; "
+        id: "concurrent-writes",
+        workload: "\(tasks) tasks x \(perTask) single-record writes (durability normal)",
+        ours: "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
+        baseline: "target's baseline: the same tasks and API without group commit (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write; "
             + "raw C, one thread, one transaction per row \(rate(total, raw)); "
-            + "floor: the same tasks writing nothing (caller-writer hand-off) \(microseconds(handOff))/write",
-        ratio: String(format: "%.1fx vs no group commit; %.1fx vs raw C", unbatched / ours, raw / ours),
+            + "floor: the same tasks writing nothing (caller-writer hand-off) \(microseconds(handOff, per: total))/write",
+        ratio: String(format: "%.1fx vs no group commit; %.1fx vs raw C", unbatched / ours, raw / ours), ratioValue: unbatched / ours,
         target: ">= 3x throughput vs no group commit", met: unbatched / ours >= 3))
+}
+
+// Under .full every commit syncs the WAL (an fdatasync, most of a millisecond here): group commit
+// shares that among the writes of a batch. Fewer writes than the NORMAL row: one transaction per
+// write costs a sync each.
+if wanted("concurrent-writes-full") {
+    let tasks = 8, perTask = min(500, max(1, n / 10)), total = tasks * perTask
+    log("\(tasks) tasks x \(perTask) single-record writes (durability full)")
+    let records = makeFrameworks(total, from: 20_000_000)
+    let file = "small-full.sqlite"
+    var transactions: [Int] = []
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2, setup: { _ in scratch.remove(file) }) { contender in
+        let cap = contender == 0 ? groupCommitDefault : 1
+        let taken = try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .full, maximumWritesPerTransaction: cap)
+        if contender == 0 { transactions.append(taken) }
+    }
+    let (ours, unbatched) = (timings[0], timings[1])
+    let perTransaction = Double(total) / Double(transactions.sorted()[transactions.count / 2])
+    results.append(Result(
+        id: "concurrent-writes-full",
+        workload: "\(tasks) tasks x \(perTask) single-record writes (durability full)",
+        ours: "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
+        baseline: "the same tasks and API under full, one transaction per write (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write",
+        ratio: String(format: "%.1fx throughput vs one transaction per write", unbatched / ours), ratioValue: unbatched / ours,
+        target: ">= 5x throughput vs one transaction per write", met: unbatched / ours >= 5))
 }
 
 // MARK: concurrent image requests
@@ -260,8 +320,9 @@ if wanted("images") {
     }
     let elapsed = ContinuousClock.now - start
     let count = await downloads.value
-    results.append(Result(workload: "1,000 concurrent image requests for 100 URLs", ours: "\(count) downloads in \(elapsed)",
-                          baseline: "100 distinct URLs", ratio: "\(count)/100", target: "exactly 100 downloads", met: count == 100))
+    results.append(Result(id: "images", workload: "1,000 concurrent image requests for 100 URLs", ours: "\(count) downloads in \(elapsed)",
+                          baseline: "100 distinct URLs", ratio: "\(count)/100", ratioValue: Double(count) / 100,
+                          target: "exactly 100 downloads", met: count == 100))
     await store.close()
 }
 
@@ -271,7 +332,7 @@ if wanted("images") {
 /// measured from the commit's own timestamp (the change log's committed_at, written inside the
 /// committing transaction), not from when a process was started. The tests only check that such
 /// changes arrive; the one-second promise is checked here.
-if wanted("observation"), let storectl = options.storectl {
+if wanted("observation-latency"), let storectl = options.storectl {
     let commits = 20
     log("observation latency: \(commits) commits by storectl processes")
     scratch.remove("observed.sqlite")
@@ -304,15 +365,15 @@ if wanted("observation"), let storectl = options.storectl {
     let median = latencies.isEmpty ? .infinity : latencies[latencies.count / 2]
     let worst = latencies.last ?? .infinity
     results.append(Result(
-        workload: "observation latency: \(commits) commits by other storectl processes",
+        id: "observation-latency", workload: "observation latency: \(commits) commits by other storectl processes",
         ours: "median \(ms(median)), max \(ms(worst)) (\(latencies.count)/\(commits) seen)",
-        baseline: "poll interval 100 ms", ratio: String(format: "%.2fx", worst / 1.0),
+        baseline: "poll interval 100 ms", ratio: String(format: "%.2fx", worst / 1.0), ratioValue: worst / 1.0,
         target: "every commit seen, each within 1 s of its commit", met: latencies.count == commits && worst <= 1.0))
 }
 
 // MARK: peak memory of a large sync
 
-if let records = options.memoryRecords, let storectl = options.storectl, let python = which("python3"), let sqlite3 = which("sqlite3") {
+if wanted("memory"), let records = options.memoryRecords, let storectl = options.storectl, let python = which("python3"), let sqlite3 = which("sqlite3") {
     log("peak memory of a \(records)-record sync")
     let feed = scratch.path("large.json")
     try writeFeed(makeFrameworks(records), to: feed)
@@ -323,10 +384,11 @@ if let records = options.memoryRecords, let storectl = options.storectl, let pyt
     let cli = Int(try await runProcess(python, ["-c", measure, sqlite3, scratch.path("large-cli.sqlite")], stdin: cliImportScript(feed: feed))
         .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     let feedMB = Double(size) / 1e6
-    results.append(Result(workload: "peak memory, \(records)-record sync (\(String(format: "%.0f", feedMB)) MB feed)",
+    results.append(Result(id: "memory", workload: "peak memory, \(records)-record sync (\(String(format: "%.0f", feedMB)) MB feed)",
                           ours: String(format: "%.0f MB (%.2fx feed)", Double(ours) / 1000, Double(ours) * 1000 / Double(size)),
                           baseline: String(format: "sqlite3 CLI %.0f MB (%.2fx)", Double(cli) / 1000, Double(cli) * 1000 / Double(size)),
-                          ratio: String(format: "%.2fx feed", Double(ours) * 1000 / Double(size)), target: "<= 2x feed",
+                          ratio: String(format: "%.2fx feed", Double(ours) * 1000 / Double(size)),
+                          ratioValue: Double(ours) * 1000 / Double(size), target: "<= 2x feed",
                           met: Double(ours) * 1000 / Double(size) <= 2))
 }
 
@@ -344,5 +406,10 @@ scratch.removeAll()
 print("| workload | ours | baseline(s) | ratio | target | met |")
 print("|---|---|---|---|---|---|")
 for result in results {
-    print("| \(result.workload) | \(result.ours) | \(result.baseline) | \(result.ratio) | \(result.target) | \(result.met.map { $0 ? "yes" : "NO" } ?? "-") |")
+    print("| \(result.workload) | \(result.ours) | \(result.baseline) | \(result.ratio) | \(result.target) | \(result.met ? "yes" : "NO") |")
+}
+if let json = options.json {
+    let data = try JSONSerialization.data(withJSONObject: results.map(\.json), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: json))
+    log("wrote \(results.count) results to \(json)")
 }

@@ -72,8 +72,39 @@ public final class Store: Sendable {
         /// transaction holds the write lock. 1 turns group commit off: one transaction per
         /// write. Default 1,000.
         public var maximumWritesPerTransaction = 1_000
+        /// What a committed write survives (see `Durability`). Default `.full`: a write
+        /// acknowledged to its caller survives a power cut, as with SQLite's and GRDB's defaults;
+        /// group commit shares each commit's sync among the writes waiting for it.
+        public var durability: Durability = .full
 
         public init() {}
+    }
+
+    /// What a committed write survives. Set on the writer connection (the only one that commits).
+    ///
+    /// SQLite (https://sqlite.org/pragma.html#pragma_synchronous): "FULL (2) - When synchronous
+    /// is FULL (2), the SQLite database engine will use the xSync method of the VFS to ensure
+    /// that all content is safely written to the disk surface prior to continuing. [...] WAL mode
+    /// is always consistent with synchronous=NORMAL, but WAL mode does lose durability. A
+    /// transaction committed in WAL mode with synchronous=NORMAL might roll back following a
+    /// power loss or system crash. Transactions are durable across application crashes
+    /// regardless of the synchronous setting or journal mode." And https://sqlite.org/wal.html:
+    /// "Writers sync the WAL on every transaction commit if PRAGMA synchronous is set to FULL but
+    /// omit this sync if PRAGMA synchronous is set to NORMAL."
+    ///
+    /// | | application crash | OS crash or power cut |
+    /// |---|---|---|
+    /// | `.normal` | nothing committed is lost | the last transactions committed since the last checkpoint may roll back (the store stays consistent: whole transactions, in order) |
+    /// | `.full` | nothing committed is lost | nothing acknowledged is lost (if the drive honours fsync; on Apple platforms F_FULLFSYNC) |
+    public enum Durability: String, Sendable, CaseIterable {
+        /// WAL with `synchronous = NORMAL`: a commit writes the WAL without syncing it; the WAL is
+        /// synced at checkpoints. Fastest; survives an application crash, not a power cut.
+        case normal
+        /// WAL with `synchronous = FULL` (on Apple platforms also `fullfsync` and
+        /// `checkpoint_fullfsync`, since a plain fsync there does not flush the drive's cache):
+        /// every commit syncs the WAL before it returns, so a caller is answered only once its
+        /// write is on stable storage.
+        case full
     }
 
     private init(path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor) {
@@ -116,7 +147,8 @@ public final class Store: Sendable {
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
-            maximumBatchSize: configuration.maximumWritesPerTransaction, now: configuration.clock.now,
+            maximumBatchSize: configuration.maximumWritesPerTransaction,
+            gathersBatches: configuration.durability == .full, now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
             if path != nil {
@@ -125,6 +157,7 @@ public final class Store: Sendable {
                 try StoreFile.check(database)
                 try Self.enableWAL(database)
             }
+            try Self.apply(configuration.durability, to: database)
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
@@ -221,9 +254,7 @@ public final class Store: Sendable {
 
     /// `PRAGMA journal_mode = WAL`: "WAL provides more concurrency as readers do not block
     /// writers and a writer does not block readers" (https://sqlite.org/wal.html). It persists
-    /// in the file. With WAL, `synchronous = NORMAL` "is a good choice": "WAL mode is always
-    /// consistent with synchronous=NORMAL", losing at most the last transactions on power loss,
-    /// never on a process crash (https://sqlite.org/pragma.html#pragma_synchronous).
+    /// in the file. The sync setting is per connection: see `apply(_:to:)`.
     private static func enableWAL(_ database: Database) throws {
         // Changing the journal mode needs an exclusive lock and may report SQLITE_BUSY without
         // calling the busy handler while another process opens the same new file: retry briefly.
@@ -238,6 +269,23 @@ public final class Store: Sendable {
                 usleep(25_000)
             }
         }
-        try database.executeScript("PRAGMA synchronous = NORMAL")
+    }
+
+    /// Sets the writer connection's sync mode (see `Durability`, which quotes SQLite on each).
+    /// Per connection, not stored in the file; readers never commit, so only the writer's counts.
+    private static func apply(_ durability: Durability, to database: Database) throws {
+        switch durability {
+        case .normal:
+            try database.executeScript("PRAGMA synchronous = NORMAL")
+        case .full:
+            try database.executeScript("PRAGMA synchronous = FULL")
+            #if canImport(Darwin)
+            // "This flag determines whether or not the F_FULLFSYNC syncing method is used on
+            // systems that support it" (pragma.html#pragma_fullfsync; checkpoint_fullfsync, the
+            // same for checkpoints). On Apple platforms fsync(2) leaves the data in the drive's
+            // cache; F_FULLFSYNC asks the drive to write it out.
+            try database.executeScript("PRAGMA fullfsync = ON; PRAGMA checkpoint_fullfsync = ON")
+            #endif
+        }
     }
 }

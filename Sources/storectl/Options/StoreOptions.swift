@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Store
 
-/// `--db PATH` and `--busy-timeout SECONDS`, accepted before the subcommand or after it.
+/// `--db PATH`, `--busy-timeout SECONDS` and `--durability normal|full`, accepted before the
+/// subcommand or after it.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $STORECTL_DB, else $XDG_DATA_HOME/storectl/store.sqlite).", valueName: "path"))
     var db: String?
@@ -12,6 +13,11 @@ struct StoreOptions: ParsableArguments {
         valueName: "seconds"))
     var busyTimeout: String?
 
+    @Option(name: .customLong("durability"), help: ArgumentHelp(
+        "normal (a commit survives a crash of storectl, maybe not a power cut) or full (it survives a power cut) (default: $STORECTL_DURABILITY, else full).",
+        valueName: "normal|full"))
+    var durability: String?
+
     /// An empty --db or STORECTL_DB is a mistake (an unset variable in a script), not a request
     /// for the default store; a malformed busy timeout too.
     func validate() throws {
@@ -20,6 +26,7 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("STORECTL_DB is set but empty: name the store's file, or unset it for the default store")
         }
         _ = try resolvedBusyTimeout()
+        _ = try resolvedDurability()
     }
 
     /// The database path: --db, then STORECTL_DB, then the XDG data directory.
@@ -43,6 +50,17 @@ struct StoreOptions: ParsableArguments {
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
+    /// --durability, then STORECTL_DURABILITY, else nil (the library's default, full).
+    func resolvedDurability() throws -> Store.Durability? {
+        let (text, name) = durability.map { ($0, "--durability") }
+            ?? (ProcessInfo.processInfo.environment["STORECTL_DURABILITY"], "STORECTL_DURABILITY")
+        guard let text else { return nil }
+        guard let mode = Store.Durability(rawValue: text) else {
+            throw ValidationError("\(name): '\(text)' is not normal or full")
+        }
+        return mode
+    }
+
     /// Opens the store, creating its folder (mode 0700) for the default location. With
     /// `existing`, a store named by --db or STORECTL_DB that does not exist is an error and
     /// nothing is created: for commands that only read, so a mistyped path is reported rather
@@ -61,6 +79,7 @@ struct StoreOptions: ParsableArguments {
         }
         var configuration = Store.Configuration()
         if let timeout = try resolvedBusyTimeout() { configuration.busyTimeout = timeout }
+        if let durability = try resolvedDurability() { configuration.durability = durability }
         configuration.createIfMissing = !existing || isDefault
         configure(&configuration)
         do {

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import Store
+
+/// `Store.Configuration.durability`: the sync mode actually in force on the connection that
+/// commits, read through the store's own write path (the writer connection).
+@Suite("Durability")
+struct DurabilityTests {
+    private static func configuration(_ durability: Store.Durability) -> Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.durability = durability
+        return configuration
+    }
+
+    /// `PRAGMA synchronous` on the writer connection: 1 is NORMAL, 2 is FULL.
+    private static func writerSynchronous(_ store: Store) async throws -> Int64? {
+        try await store.write { try $0.integer("PRAGMA synchronous") }
+    }
+
+    @Test func defaultIsFull() {
+        #expect(Store.Configuration().durability == .full)
+    }
+
+    @Test("each mode sets synchronous on the writer connection, in WAL mode", arguments: [
+        (Store.Durability.normal, Int64(1)), (Store.Durability.full, Int64(2)),
+    ])
+    func writerConnectionUsesTheMode(durability: Store.Durability, synchronous: Int64) async throws {
+        try await withTemporaryStore(configuration: Self.configuration(durability)) { store, _ throws in
+            #expect(try await Self.writerSynchronous(store) == synchronous)
+            #expect(try await store.write { try $0.fetchOne("PRAGMA journal_mode")?[0].textValue } == "wal")
+            // Writes still commit and read back.
+            try await store.frameworks.insert(Fixtures.framework("durable"))
+            #expect(try await store.frameworks.count() == 1)
+        }
+    }
+
+    @Test("the mode belongs to the opening store, not to the file: reopening with another mode uses that one")
+    func modeIsPerOpen() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let path = directory.databasePath
+            try await withStore(at: path, configuration: Self.configuration(.full)) { store throws in
+                #expect(try await Self.writerSynchronous(store) == 2)
+            }
+            try await withStore(at: path, configuration: Self.configuration(.normal)) { store throws in
+                #expect(try await Self.writerSynchronous(store) == 1)
+            }
+            try await withStore(at: path) { store throws in
+                #expect(try await Self.writerSynchronous(store) == 2)
+            }
+        }
+    }
+
+    @Test("group commit still groups concurrent writes under .full")
+    func groupCommitUnderFull() async throws {
+        try await withTemporaryStore(configuration: Self.configuration(.full)) { store, _ throws in
+            let held = await HeldWriter(store)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for number in 0..<8 {
+                    group.addTask { try await store.frameworks.insert(Fixtures.framework("full-\(number)")) }
+                }
+                try await held.release(once: 8)
+                try await group.waitForAll()
+            }
+            #expect(try await store.frameworks.count() == 1 + 8)
+            // The holder's transaction, then one for the 8 writes queued behind it.
+            #expect(try await store.read { try $0.integer("SELECT count(*) FROM change_log") } == 2)
+        }
+    }
+
+    /// Under `.full` a batch waits a moment for the writers the last batch answered. Writers
+    /// that stop coming back (fewer tasks, then one, then none) are not waited for forever, a
+    /// failing write among gathered ones still fails alone, and closing during a burst ends.
+    @Test("gathering batches under .full: fewer writers than the last batch, a lone writer, a failure, a close")
+    func gatheringNeverStrandsAWrite() async throws {
+        try await withTemporaryStore(configuration: Self.configuration(.full)) { store, _ throws in
+            try await writeConcurrently(store, tasks: 8, writesPerTask: 30)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<3 {
+                    group.addTask { for number in 0..<20 { try await store.frameworks.insert(Fixtures.framework("few-\(task)-\(number)")) } }
+                }
+                try await group.waitForAll()
+            }
+            for number in 0..<5 { try await store.frameworks.insert(Fixtures.framework("lone-\(number)")) }
+            #expect(try await store.frameworks.count() == 8 * 30 + 3 * 20 + 5)
+            try await store.frameworks.insert(Fixtures.framework("taken", name: "Original"))
+            let outcomes = try await writeTenOneFailing(store)
+            try await expectOnlyTheDuplicateFailed(outcomes, in: store)
+        }
+        try await withTemporaryDirectory { directory throws in
+            let store = try await Store.open(at: directory.databasePath, configuration: Self.configuration(.full))
+            let burst = Task { try? await writeConcurrently(store, tasks: 8, writesPerTask: 50) }
+            try await store.frameworks.insert(Fixtures.framework("before-close"))
+            await store.close()
+            await burst.value
+            await #expect(throws: StoreError.self) { try await store.frameworks.insert(Fixtures.framework("after-close")) }
+        }
+    }
+}
