@@ -14,7 +14,7 @@ struct SyncOverHTTPTests {
 
     @Test("sync URL, a local edit, then sync URL --policy prefer-remote restores the record")
     func anotherPolicyRestoresALocalEdit() async throws {
-        let server = try await LoopbackServer.start()
+        let server = try await RecordingServer.start()
         defer { server.stop() }
         try server.publish("feed.json", Self.feed)
         let url = server.url("/feed.json").absoluteString
@@ -36,7 +36,7 @@ struct SyncOverHTTPTests {
 
     @Test("sync URL --force fetches unconditionally and reconciles")
     func forceFetches() async throws {
-        let server = try await LoopbackServer.start()
+        let server = try await RecordingServer.start()
         defer { server.stop() }
         try server.publish("feed.json", Self.feed)
         let url = server.url("/feed.json").absoluteString
@@ -54,7 +54,7 @@ struct SyncOverHTTPTests {
 
     @Test("--timeout is a deadline: a stalled server fails near it, and the message says how many attempts")
     func timeoutIsADeadline() async throws {
-        let server = try await LoopbackServer.start()
+        let server = try await RecordingServer.start()
         defer { server.stop() }
         let url = server.url("/stall").absoluteString
         let cli = try Storectl()
@@ -73,7 +73,7 @@ struct SyncOverHTTPTests {
 
     @Test("a failed image names its url once")
     func failedImageNamesItsURLOnce() async throws {
-        let server = try await LoopbackServer.start()
+        let server = try await RecordingServer.start()
         defer { server.stop() }
         let image = server.url("/missing.png").absoluteString
         try server.publish("feed.json", #"{"version": 1, "images": [{"url": "\#(image)"}]}"#)
@@ -83,90 +83,5 @@ struct SyncOverHTTPTests {
         #expect(result.status == 3, "\(result)")
         #expect(result.stderr.contains("image \(image): HTTP 404"), "\(result)")
         #expect(result.stderr.components(separatedBy: image).count == 2, "\(result)")
-    }
-}
-
-/// python3's http.server on 127.0.0.1 serving a temporary folder (Last-Modified, and 304 for
-/// If-Modified-Since), recording each request's path and whether it was conditional
-/// (`GET /_requests`); `GET /stall` sends nothing for 30 s.
-final class LoopbackServer: Sendable {
-    struct Request: Decodable, Equatable {
-        let path: String
-        let conditional: Bool
-    }
-
-    let baseURL: URL
-    let root: URL
-    private let server: ScriptProcess
-    private let folder: TemporaryDirectory
-
-    static let script = #"""
-        import http.server, json, os, sys, threading, time
-        root = sys.argv[1]
-        seen = []
-        lock = threading.Lock()
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            def __init__(self, *args, **kwargs):
-                super().__init__(*args, directory=root, **kwargs)
-            def log_message(self, *args):
-                pass
-            def do_GET(self):
-                if self.path == "/_requests":
-                    with lock:
-                        body = json.dumps(seen).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                    return
-                with lock:
-                    seen.append({"path": self.path, "conditional": "If-Modified-Since" in self.headers or "If-None-Match" in self.headers})
-                if self.path == "/stall":
-                    time.sleep(30)
-                    self.close_connection = True
-                    return
-                super().do_GET()
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        print(server.server_address[1], flush=True)
-        threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-        threading.Timer(150, lambda: os._exit(0)).start()
-        server.serve_forever()
-        """#
-
-    private init(folder: TemporaryDirectory, server: ScriptProcess, port: Int) {
-        self.folder = folder
-        root = folder.url
-        self.server = server
-        baseURL = URL(string: "http://127.0.0.1:\(port)")!
-    }
-
-    /// Starts a server (through the one process runner) and returns once it listens.
-    static func start() async throws -> LoopbackServer {
-        let folder = try TemporaryDirectory(prefix: "loopback-server")
-        let server = try await ScriptProcess.start(python: script, [folder.path])
-        guard let port = server.port else {
-            server.stop()
-            throw ScriptProcess.StartFailed(stderr: "the loopback server did not print a port")
-        }
-        return LoopbackServer(folder: folder, server: server, port: port)
-    }
-
-    func url(_ path: String) -> URL { URL(string: baseURL.absoluteString + path)! }
-
-    func publish(_ name: String, _ text: String) throws {
-        try Data(text.utf8).write(to: root.appendingPathComponent(name))
-    }
-
-    /// The requests seen so far.
-    func requests() async throws -> [Request] {
-        let response = try await HTTPTransport.live.send(HTTPRequest(url: url("/_requests"), timeout: .seconds(5)))
-        return try JSONDecoder().decode([Request].self, from: response.body)
-    }
-
-    func stop() {
-        server.stop()
-        folder.remove()
     }
 }

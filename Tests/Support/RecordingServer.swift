@@ -1,0 +1,100 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// python3's http.server on 127.0.0.1 serving a temporary folder (Last-Modified, and 304 for
+/// If-Modified-Since), recording each request's path, Authorization header and whether it was
+/// conditional (`GET /_requests` answers them as JSON); `GET /stall` sends nothing for 30 s.
+/// Started through the one process runner; stopped by `stop()` or when its stdin closes.
+public final class RecordingServer: Sendable {
+    public struct Request: Decodable, Equatable, Sendable {
+        public let path: String
+        public let authorization: String?
+        public let conditional: Bool
+    }
+
+    public let baseURL: URL
+    /// The folder it serves.
+    public let root: URL
+    private let server: ScriptProcess
+    private let folder: TemporaryDirectory
+
+    static let script = #"""
+        import http.server, json, os, sys, threading, time
+        root = sys.argv[1]
+        seen = []
+        lock = threading.Lock()
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, directory=root, **kwargs)
+            def log_message(self, *args):
+                pass
+            def do_GET(self):
+                if self.path == "/_requests":
+                    with lock:
+                        body = json.dumps(seen).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                with lock:
+                    seen.append({"path": self.path, "authorization": self.headers.get("Authorization"),
+                                 "conditional": "If-Modified-Since" in self.headers or "If-None-Match" in self.headers})
+                if self.path == "/stall":
+                    time.sleep(30)
+                    self.close_connection = True
+                    return
+                super().do_GET()
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        print(server.server_address[1], flush=True)
+        threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+        threading.Timer(150, lambda: os._exit(0)).start()
+        server.serve_forever()
+        """#
+
+    private init(folder: TemporaryDirectory, server: ScriptProcess, port: Int) {
+        self.folder = folder
+        root = folder.url
+        self.server = server
+        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// Starts a server and returns once it listens.
+    public static func start() async throws -> RecordingServer {
+        let folder = try TemporaryDirectory(prefix: "recording-server")
+        let server = try await ScriptProcess.start(python: script, [folder.path])
+        guard let port = server.port else {
+            server.stop()
+            throw ScriptProcess.StartFailed(stderr: "the recording server did not print a port")
+        }
+        return RecordingServer(folder: folder, server: server, port: port)
+    }
+
+    /// `baseURL` + `path`.
+    public func url(_ path: String) -> URL { URL(string: baseURL.absoluteString + path)! }
+
+    /// Writes `text` as `name` (folders created) under the served folder.
+    public func publish(_ name: String, _ text: String) throws { try publish(name, Data(text.utf8)) }
+
+    public func publish(_ name: String, _ data: Data) throws {
+        let file = root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: file)
+    }
+
+    /// The requests seen so far (the /_requests calls excluded).
+    public func requests() async throws -> [Request] {
+        let (data, _) = try await URLSession.shared.data(from: url("/_requests"))
+        return try JSONDecoder().decode([Request].self, from: data)
+    }
+
+    public func stop() {
+        server.stop()
+        folder.remove()
+    }
+}
