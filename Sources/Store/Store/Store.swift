@@ -72,6 +72,13 @@ public final class Store: Sendable {
         /// transaction holds the write lock. 1 turns group commit off: one transaction per
         /// write. Default 1,000.
         public var maximumWritesPerTransaction = 1_000
+        /// For tests only (not public): the SQLite VFS every connection opens through (nil: the
+        /// default), so the power-loss tests can open a store through their simulated-crash VFS.
+        var vfsName: String? = nil
+        /// For tests only (not public): SQL the writer's connection runs once when it opens,
+        /// outside any transaction, after WAL is enabled and before migrations (the power-loss
+        /// tests set `PRAGMA synchronous` with it).
+        var writerSetupSQL: [String] = []
 
         public init() {}
     }
@@ -112,7 +119,8 @@ public final class Store: Sendable {
     }
 
     private convenience init(opening path: String?, configuration: Configuration) throws {
-        let options = Database.OpenOptions(readOnly: false, create: true, busyTimeout: configuration.busyTimeout)
+        let options = Database.OpenOptions(
+            readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
@@ -125,12 +133,15 @@ public final class Store: Sendable {
                 try StoreFile.check(database)
                 try Self.enableWAL(database)
             }
+            for sql in configuration.writerSetupSQL { try database.execute(sql) }
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
         self.init(
             path: path, configuration: configuration, writer: writer,
-            readers: path.map { ReaderPool(path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout) },
+            readers: path.map { ReaderPool(
+                path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
+                vfsName: configuration.vfsName) },
             changeMonitor: monitor)
     }
 
