@@ -50,7 +50,10 @@ let package = Package(
             dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
             path: "Tests/Support"
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "StoreTestSupport"]),
+        // Test-only: a SQLite VFS that simulates power loss (drops, or tears, the writes not yet
+        // synced). Only StoreTests links it; Store never does.
+        .target(name: "PowerLossVFS", dependencies: ["CSQLite"], path: "Tests/PowerLossVFS"),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "StoreTestSupport", "PowerLossVFS"]),
         // Sync against a real HTTP server on 127.0.0.1 (Tests/SyncTests/Server/feed_server.py).
         .testTarget(name: "SyncTests", dependencies: ["Store", "StoreTestSupport"], exclude: ["Server"]),
         // End-to-end: runs the built storectl binary; the dependency makes SwiftPM build it

@@ -36,10 +36,10 @@ final class ReaderPool: @unchecked Sendable {
         let fail: @Sendable (any Error) -> Void
     }
 
-    init(path: String, maximumCount: Int, busyTimeout: Duration) {
+    init(path: String, maximumCount: Int, busyTimeout: Duration, vfsName: String? = nil) {
         self.path = path
         self.maximumCount = max(1, maximumCount)
-        self.options = Database.OpenOptions(readOnly: false, create: false, busyTimeout: busyTimeout)
+        self.options = Database.OpenOptions(readOnly: false, create: false, busyTimeout: busyTimeout, vfsName: vfsName)
     }
 
     /// The number of connections open now (for tests that check nothing leaks).

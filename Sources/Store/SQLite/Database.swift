@@ -24,6 +24,9 @@ public final class Database {
         var readOnly = false
         var create = true
         var busyTimeout: Duration = .seconds(5)
+        /// The SQLite VFS to open through; nil is the default one. For tests only (the
+        /// power-loss tests' simulated-crash VFS).
+        var vfsName: String? = nil
     }
 
     /// Done once per process, before the first connection opens (see the shim's comment): a
@@ -36,7 +39,7 @@ public final class Database {
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
         var pointer: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &pointer, flags, nil)
+        let rc = sqlite3_open_v2(path, &pointer, flags, options.vfsName)
         guard let pointer else {
             throw SQLiteError(extendedCode: rc, message: "out of memory opening \(path)")
         }

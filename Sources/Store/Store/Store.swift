@@ -76,6 +76,13 @@ public final class Store: Sendable {
         /// acknowledged to its caller survives a power cut, as with SQLite's and GRDB's defaults;
         /// group commit shares each commit's sync among the writes waiting for it.
         public var durability: Durability = .full
+        /// For tests only (not public): the SQLite VFS every connection opens through (nil: the
+        /// default), so the power-loss tests can open a store through their simulated-crash VFS.
+        var vfsName: String? = nil
+        /// For tests only (not public): SQL the writer's connection runs once when it opens,
+        /// outside any transaction, after the durability is applied and before migrations (the
+        /// power-loss tests' synchronous=OFF variant sets it).
+        var writerSetupSQL: [String] = []
 
         public init() {}
     }
@@ -143,7 +150,8 @@ public final class Store: Sendable {
     }
 
     private convenience init(opening path: String?, configuration: Configuration) throws {
-        let options = Database.OpenOptions(readOnly: false, create: true, busyTimeout: configuration.busyTimeout)
+        let options = Database.OpenOptions(
+            readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
@@ -158,12 +166,15 @@ public final class Store: Sendable {
                 try Self.enableWAL(database)
             }
             try Self.apply(configuration.durability, to: database)
+            for sql in configuration.writerSetupSQL { try database.execute(sql) }
             let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
         self.init(
             path: path, configuration: configuration, writer: writer,
-            readers: path.map { ReaderPool(path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout) },
+            readers: path.map { ReaderPool(
+                path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
+                vfsName: configuration.vfsName) },
             changeMonitor: monitor)
     }
 
