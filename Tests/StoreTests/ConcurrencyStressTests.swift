@@ -49,16 +49,7 @@ struct ConcurrencyStressTests {
         var failures: [String] = []
     }
 
-    /// Set once every writer has finished (or failed), read by the readers.
-    final class Finished: @unchecked Sendable {
-        // Why @unchecked Sendable is safe: `value` is read and written only while `lock` is held.
-        private let lock = NSLock()
-        private var value = false
-        var isSet: Bool { lock.withLock { value } }
-        func set() { lock.withLock { value = true } }
-    }
-
-    static func read(_ store: Store, until finished: Finished) async -> ReaderLog {
+    static func read(_ store: Store, until finished: Locked<Bool>) async -> ReaderLog {
         var log = ReaderLog()
         let clock = ContinuousClock()
         var lastFetchAll: ContinuousClock.Instant?
@@ -68,7 +59,7 @@ struct ConcurrencyStressTests {
         // One more round after the writers finish, so the last read sees the final state.
         var lastRound = false
         while true {
-            if finished.isSet { lastRound = true }
+            if finished.current { lastRound = true }
             iteration += 1
             do {
                 if lastRound || lastFetchAll.map({ clock.now - $0 >= fetchAllInterval }) ?? true {
@@ -132,7 +123,7 @@ struct ConcurrencyStressTests {
         let writerTasks = Self.writerTasks, readerTasks = Self.readerTasks, writesPerTask = Self.writesPerTask
         let total = writerTasks * writesPerTask
         try await withTemporaryStore { store, _ throws in
-            let finished = Finished()
+            let finished = Locked(false) // set once every writer has finished (or failed)
             let clock = ContinuousClock()
             let start = clock.now
 
@@ -164,7 +155,7 @@ struct ConcurrencyStressTests {
                         for await outcome in writers { outcomes.append(outcome) }
                         return outcomes
                     }
-                    finished.set()
+                    finished.withLock { $0 = true }
                     let failures = writers.compactMap { outcome -> String? in
                         if case .writer(let task, let error?) = outcome { return "writer \(task): \(error)" }
                         return nil

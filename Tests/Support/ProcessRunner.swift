@@ -113,16 +113,6 @@ public enum ProcessRunner {
     /// SIGPIPE would kill this whole process (the test runner) instead. Ignored once, here.
     static let ignoreBrokenPipes: Void = { signal(SIGPIPE, SIG_IGN) }()
 
-    /// `run`, throwing `ProcessFailed` unless it exits 0; its stdout.
-    @discardableResult
-    public static func output(
-        _ executable: String, _ arguments: [String] = [], stdin: Data? = nil, timeLimit: Duration = .seconds(3600)
-    ) async throws -> String {
-        let outcome = try await run(executable, arguments, stdin: stdin, timeLimit: timeLimit)
-        guard outcome.succeeded else { throw ProcessFailed(outcome: outcome) }
-        return outcome.stdout
-    }
-
     /// Starts `executable arguments...` in the background and returns once it runs. Its stdout
     /// and stderr are collected as they come; its stdin is a pipe that stays open until
     /// `BackgroundProcess.closeInput()`, or until the `BackgroundProcess` is released, which
@@ -167,12 +157,6 @@ public enum ProcessRunner {
         case .signaled(let signal): 128 + signal
         }
     }
-}
-
-/// A run that did not exit 0.
-public struct ProcessFailed: Error, CustomStringConvertible {
-    public let outcome: ProcessOutcome
-    public var description: String { "failed: \(outcome)" }
 }
 
 /// Kills a process group once a time limit passes, from a serial queue of its own.

@@ -357,19 +357,16 @@ struct RetryDecisionTests {
 
 extension RetryDecisionTests.Script {
     /// Hands out the given jitter values in turn (then repeats the last).
-    final class Jitter: @unchecked Sendable {
-        // Why @unchecked Sendable is safe: `index` is read and written only while `lock` is held.
-        private let lock = NSLock()
-        private var index = 0
+    struct Jitter: Sendable {
+        private let index = Locked(0)
         private let values: [Double]
         init(_ values: [Double]) { self.values = values }
 
         func next() -> Double {
-            lock.lock()
-            defer { lock.unlock() }
-            let value = values[min(index, values.count - 1)]
-            index += 1
-            return value
+            index.withLock { index in
+                defer { index += 1 }
+                return values[min(index, values.count - 1)]
+            }
         }
     }
 }

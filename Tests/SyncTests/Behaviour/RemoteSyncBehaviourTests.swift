@@ -90,12 +90,12 @@ struct RemoteSyncBehaviourTests {
             orders: [KindFixture.order.json("o1", 1)], next: "/feeds/page-3.json"))
         try server.publish("feeds/page-3.json", behaviourFeed(
             events: [KindFixture.event.json("e1", 1)], images: [imageJSON("img/x.png", data: Data([7]))], deleted: [.framework: ["old"]]))
-        let pages = BehaviourBox<[SyncProgress]>([])
+        let pages = Locked<[SyncProgress]>([])
 
         try await withBehaviourStore { store, _ in
             try await store.frameworks.insert(KindFixture.framework.framework("old", 1))
             var options = SyncOptions(policy: .preferRemote)
-            options.progress = { progress in pages.withValue { $0.append(progress) } }
+            options.progress = { progress in pages.withLock { $0.append(progress) } }
             let report = try await store.sync(from: .remote(url), options: options)
 
             #expect(report.status == .applied)

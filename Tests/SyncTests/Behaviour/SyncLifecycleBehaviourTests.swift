@@ -51,10 +51,10 @@ struct SyncLifecycleBehaviourTests {
             await gate.requested.wait()
             // Should the cancelled sync wait for the shared fetch, the request is let go after
             // a while, so the test fails instead of hanging.
-            let letGo = BehaviourBox(false)
+            let letGo = Locked(false)
             let fallback = Task {
                 try await Task.sleep(for: .seconds(20))
-                letGo.withValue { $0 = true }
+                letGo.withLock { $0 = true }
                 await gate.release.open()
             }
             cancelled.cancel()
@@ -110,19 +110,19 @@ struct SyncLifecycleBehaviourTests {
             let records = (0..<50).map { KindFixture.framework.json("f\($0)", 1) }
             let source = try folder.write("feed.json", behaviourFeed(frameworks: records))
             let before = try storeFileBytes(store)
-            let task = BehaviourBox<Task<SyncReport, any Error>?>(nil)
+            let task = Locked<Task<SyncReport, any Error>?>(nil)
             let started = BehaviourLatch()
             var options = SyncOptions()
             // Told once the page is read, before the write transaction: cancels its own task.
             options.progress = { progress in
-                if case .fetchedPage = progress { task.withValue { $0?.cancel() } }
+                if case .fetchedPage = progress { task.withLock { $0?.cancel() } }
             }
             let cancelling = options
             let sync = Task {
                 await started.wait()
                 return try await store.sync(from: source, options: cancelling)
             }
-            task.withValue { $0 = sync }
+            task.withLock { $0 = sync }
             await started.open()
             await #expect(throws: CancellationError.self) { try await sync.value }
             #expect(try await store.frameworks.count() == 0)

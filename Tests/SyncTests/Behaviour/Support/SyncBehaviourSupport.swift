@@ -224,23 +224,6 @@ struct ReportCounts: Equatable, CustomStringConvertible {
 
 // MARK: Transports
 
-/// A value guarded by a lock, for transports and progress callbacks.
-final class BehaviourBox<Value>: @unchecked Sendable {
-    // Safe: `value` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-
-    var current: Value { withValue { $0 } }
-}
-
 /// A latch: `wait()` suspends until `open()` was called (before or after).
 actor BehaviourLatch {
     private var isOpen = false
@@ -261,7 +244,7 @@ actor BehaviourLatch {
 /// Wraps a transport: records every request, can wait before sending, and can drop response
 /// headers (to play a server without ETag).
 final class RecordingTransport: Sendable {
-    let requests = BehaviourBox<[HTTPRequest]>([])
+    let requests = Locked<[HTTPRequest]>([])
     let base: HTTPTransport
     let delay: Duration?
     let droppingHeaders: Set<String>
@@ -274,7 +257,7 @@ final class RecordingTransport: Sendable {
 
     var transport: HTTPTransport {
         HTTPTransport { [self] request in
-            requests.withValue { $0.append(request) }
+            requests.withLock { $0.append(request) }
             if let delay { try await Task.sleep(for: delay) }
             var response = try await base.send(request)
             for name in droppingHeaders { response.headers[name] = nil }
@@ -293,13 +276,13 @@ final class GatedTransport: Sendable {
     let requested = BehaviourLatch()
     let release = BehaviourLatch()
     let bodies: [String: Data]
-    let count = BehaviourBox(0)
+    let count = Locked(0)
 
     init(bodies: [String: Data]) { self.bodies = bodies }
 
     var transport: HTTPTransport {
         HTTPTransport { [self] request in
-            count.withValue { $0 += 1 }
+            count.withLock { $0 += 1 }
             await requested.open()
             await release.wait()
             guard let body = bodies[request.url.absoluteString] else {
