@@ -22,9 +22,7 @@ struct OrdersAdd: AsyncParsableCommand {
         if let problem = RecordKind.idProblem(id) { throw ValidationError("--id: \(problem)") }
         if items.isEmpty { throw ValidationError("an order needs at least one --item NAME:PRICE:AISLE[:QTY]") }
         let parsed = try items.enumerated().map { try Self.parseItem($1, index: $0) }
-        if (try? Order(id: id, placedAt: Date(), items: parsed).total) == nil {
-            throw ValidationError("the order's total is more than the maximum amount \(Money.maximum) (--item #1 to #\(items.count))")
-        }
+        try Self.checkTotal(of: parsed)
         if let placedAt, Timestamp.parse(placedAt) == nil {
             throw ValidationError("--placed-at: '\(placedAt)' is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z")
         }
@@ -36,6 +34,13 @@ struct OrdersAdd: AsyncParsableCommand {
         let opened = try await store.open()
         try await withStoreErrors(store.resolvedPath) { try await opened.orders.insert(order) }
         Output.print("added order \(id), total \(try order.total)")
+    }
+
+    /// A usage error if the items' total does not fit the largest amount.
+    static func checkTotal(of items: [OrderItem]) throws {
+        if (try? Order(id: "", placedAt: Date(), items: items).total) == nil {
+            throw ValidationError("the order's total is more than the maximum amount \(Money.maximum) (--item #1 to #\(items.count))")
+        }
     }
 
     /// NAME:PRICE:AISLE[:QTY]; the name may itself contain colons (fields are taken from the right).

@@ -20,9 +20,7 @@ struct OrdersUpdate: AsyncParsableCommand {
             throw ValidationError("nothing to update: give --placed-at, or --item NAME:PRICE:AISLE[:QTY] (repeatable)")
         }
         let parsed = try items.enumerated().map { try OrdersAdd.parseItem($1, index: $0) }
-        if !parsed.isEmpty, (try? Order(id: id, placedAt: Date(), items: parsed).total) == nil {
-            throw ValidationError("the order's total is more than the maximum amount \(Money.maximum) (--item #1 to #\(items.count))")
-        }
+        if !parsed.isEmpty { try OrdersAdd.checkTotal(of: parsed) }
         if let placedAt, Timestamp.parse(placedAt) == nil {
             throw ValidationError("--placed-at: '\(placedAt)' is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z")
         }
