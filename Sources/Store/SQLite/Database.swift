@@ -94,7 +94,8 @@ public final class Database {
 
     // MARK: Executing SQL
 
-    /// Runs one statement with arguments, discarding any rows.
+    /// Runs one statement with arguments, discarding any rows. Inside `Store.write`, the records
+    /// it inserts, updates or deletes are observed like those the tables write.
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)

@@ -199,6 +199,11 @@ public final class Store: Sendable {
 
     /// Runs `body` in a write transaction, serialized with every other write of this store.
     /// Committed if it returns, rolled back and rethrown if it throws; returns once committed.
+    ///
+    /// Every record it changes is reported to observers (`observe`, `changes(of:)`, another
+    /// process's `storectl watch`) once committed, whether through the tables (`db.events`, ...)
+    /// or raw SQL (`db.execute`): SQLite's own hooks collect the changes. Nothing of a write that
+    /// throws, nor of a raw `ROLLBACK TO` a savepoint inside it, is ever reported.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.write(body)
     }
