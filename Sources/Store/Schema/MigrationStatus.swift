@@ -11,6 +11,9 @@ public struct MigrationStatus: Sendable, Equatable, Codable {
         case modified
         /// Recorded in the database, unknown to this build: the database is from the future.
         case unknown
+        /// Recorded by an app (`owner`) whose migrations this build was not given: the app's
+        /// business, neither checked nor refused here.
+        case app
     }
 
     public let version: Int
@@ -19,4 +22,7 @@ public struct MigrationStatus: Sendable, Equatable, Codable {
     /// The checksum recorded in the database, or this build's checksum when pending.
     public let checksum: String
     public let appliedAt: Date?
+    /// The app namespace the migration belongs to (`AppMigrations.namespace`); nil for the
+    /// library's own.
+    public var owner: String? = nil
 }

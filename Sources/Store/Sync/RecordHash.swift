@@ -6,7 +6,7 @@ import Foundation
 struct RecordHash {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    private mutating func byte(_ byte: UInt8) {
+    fileprivate mutating func byte(_ byte: UInt8) {
         value ^= UInt64(byte)
         value &*= 0x0000_0100_0000_01B3
     }
@@ -92,5 +92,18 @@ struct RecordHash {
         hash.add(contentType)
         hash.add(data)
         return hash.value
+    }
+}
+
+extension RecordHash {
+    /// A column value, tagged with its storage class so `1` and `'1'` differ.
+    mutating func add(_ value: SQLValue) {
+        switch value {
+        case .null: byte(0)
+        case .integer(let integer): byte(1); add(integer)
+        case .real(let real): byte(2); add(Int64(bitPattern: real.bitPattern))
+        case .text(let text): byte(3); add(text)
+        case .blob(let data): byte(4); add(data)
+        }
     }
 }
