@@ -47,39 +47,6 @@ struct RecordHash {
         for unit in data { byte(unit) }
     }
 
-    static func of(_ framework: Framework) -> UInt64 {
-        var hash = RecordHash()
-        hash.add(framework.id)
-        hash.add(framework.name)
-        hash.add(framework.imageName)
-        hash.add(framework.urlString)
-        hash.add(framework.description)
-        return hash.value
-    }
-
-    static func of(_ order: Order) -> UInt64 {
-        var hash = RecordHash()
-        hash.add(order.id)
-        hash.add(Timestamp.milliseconds(order.placedAt))
-        hash.add(Int64(order.items.count))
-        for item in order.items {
-            hash.add(item.itemName)
-            hash.add(item.price.minorUnits)
-            hash.add(Int64(item.aisle))
-            hash.add(Int64(item.quantity))
-        }
-        return hash.value
-    }
-
-    static func of(_ event: Event) -> UInt64 {
-        var hash = RecordHash()
-        hash.add(event.id)
-        hash.add(event.title)
-        hash.add(Int64(event.date.daysSinceEpoch))
-        hash.add(event.notes)
-        return hash.value
-    }
-
     /// A token's hash, so equal tokens can be told apart from different ones without keeping it.
     static func of(token: String?) -> UInt64 {
         var hash = RecordHash()
