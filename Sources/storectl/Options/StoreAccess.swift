@@ -1,0 +1,13 @@
+/// What a command needs of the store's file, when --db or STORECTL_DB names it (the default
+/// location is the user's own store, created on first use by any command).
+enum StoreAccess {
+    /// The file must exist: a missing one is refused (`the store PATH does not exist`, exit 1)
+    /// and nothing is created. For commands that read, and for those that change or remove
+    /// records that must already be there (update, delete, prune, watch, the dry runs): on a
+    /// mistyped path they could only fail, or watch a file nothing writes to.
+    case existing
+    /// The file is created (mode 0600) if missing: for commands that add (sync, add, images put,
+    /// migrate). If the command then fails, the file it created is removed again, so a failed
+    /// first sync leaves no empty store behind.
+    case creating
+}
