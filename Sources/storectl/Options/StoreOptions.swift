@@ -95,13 +95,8 @@ struct StoreOptions: ParsableArguments {
         let store: Store
         do {
             store = try await Store.open(at: path, configuration: configuration)
-        } catch let error as StoreError {
-            switch error {
-            case .notAStore, .storeNotFound, .cannotOpen: throw CLIError("\(error)")  // these name the path already
-            default: throw CLIError("\(path): \(error)")
-            }
         } catch {
-            throw CLIError("\(path): \(error)")
+            throw Self.describe(error, path: path)
         }
         let result: Result<T, any Error>
         do {
@@ -116,9 +111,17 @@ struct StoreOptions: ParsableArguments {
         case .failure(let error):
             if access == .creating, !existed { Self.remove(path) }
             switch error {
-            case is StoreError, is SQLiteError: throw CLIError("\(path): \(error)")
+            case is StoreError, is SQLiteError: throw Self.describe(error, path: path)
             default: throw error
             }
+        }
+    }
+
+    /// A store's error as one sentence that names the file, once.
+    private static func describe(_ error: any Error, path: String) -> CLIError {
+        switch error as? StoreError {
+        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: CLIError("\(error)")  // these name the path already
+        default: CLIError("\(path): \(error)")
         }
     }
 
