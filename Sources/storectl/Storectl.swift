@@ -10,8 +10,9 @@ struct Storectl: CommandGroup {
         discussion: """
             The store is a SQLite file: --db PATH, else $STORECTL_DB, else \
             $XDG_DATA_HOME/storectl/store.sqlite, else ~/.local/share/storectl/store.sqlite. \
-            It is created (mode 0600) and migrated on first use; a command that only reads refuses \
-            a --db or $STORECTL_DB file that does not exist, and every command refuses a SQLite \
+            It is created (mode 0600) and migrated on first use. Only sync, the adds, images put \
+            and migrate create a --db or $STORECTL_DB file that does not exist (and remove it \
+            again if they fail); the other commands refuse it. Every command refuses a SQLite \
             file of another application, leaving it unchanged.
             """,
         version: Store.version,

@@ -4,8 +4,6 @@ import ArgumentParser
 struct ByteSize: ExpressibleByArgument, Sendable {
     let bytes: Int
 
-    init(bytes: Int) { self.bytes = bytes }
-
     init?(argument: String) {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1), ("", 1)]
         for (suffix, factor) in units where argument.hasSuffix(suffix) {

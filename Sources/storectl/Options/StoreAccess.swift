@@ -8,6 +8,9 @@ enum StoreAccess {
     case existing
     /// The file is created (mode 0600) if missing: for commands that add (sync, add, images put,
     /// migrate). If the command then fails, the file it created is removed again, so a failed
-    /// first sync leaves no empty store behind.
+    /// first sync leaves no empty store behind. (Removed only once the store is closed, and
+    /// only if it did not exist before the command opened it; another process that opened the
+    /// same brand-new file in between would lose it: storectl has no way to know, short of
+    /// SQLite's locks, which it does not touch.)
     case creating
 }
