@@ -10,6 +10,8 @@ public final class Database {
     let handle: OpaquePointer
     /// The file this connection opened, or ":memory:".
     public let path: String
+    /// How long a statement waits for another connection's lock before SQLITE_BUSY.
+    let busyTimeout: Duration
     private var statements: [String: Statement] = [:]
     /// Statements of literal SQL, keyed by the literal's address: no string hashing per call.
     private var literalStatements: [UInt: Statement] = [:]
@@ -50,6 +52,7 @@ public final class Database {
         }
         self.handle = pointer
         self.path = path
+        self.busyTimeout = options.busyTimeout
         sqlite3_extended_result_codes(pointer, 1)
         // "This routine sets a busy handler that sleeps for a specified amount of time when a
         // table is locked." (sqlite3_busy_timeout): another process's write transaction is

@@ -39,7 +39,7 @@ struct Migrator: Sendable {
                 return []
             }
         }
-        try db.inTransaction(.immediate) {
+        try inWriteTransaction(db) {
             try StoreFile.claim(db)
             try db.executeScript("""
                 CREATE TABLE IF NOT EXISTS \(Self.table) (
@@ -52,7 +52,7 @@ struct Migrator: Sendable {
         }
         var applied: [Migration] = []
         for migration in migrations {
-            let didApply = try db.inTransaction(.immediate) { () throws -> Bool in
+            let didApply = try inWriteTransaction(db) { () throws -> Bool in
                 let records = try recorded(db)
                 try verify(records)
                 if records.contains(where: { $0.version == migration.version }) { return false }
@@ -70,6 +70,21 @@ struct Migrator: Sendable {
             if didApply { applied.append(migration) }
         }
         return applied
+    }
+
+    /// `BEGIN IMMEDIATE`, as the writer begins: if the busy handler waited the whole busy
+    /// timeout (another process migrating the same new file, or writing), the error says so
+    /// as a write's does (`StoreError.writeLockTimeout`), not SQLite's "database is locked".
+    private func inWriteTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        var began = false
+        do {
+            return try db.inTransaction(.immediate) {
+                began = true
+                return try body()
+            }
+        } catch let error as SQLiteError where error.code == SQLiteError.busy && !began {
+            throw StoreError.writeLockTimeout(path: db.path, waited: db.busyTimeout)
+        }
     }
 
     /// Throws if the database holds a modified or unknown migration; changes nothing.

@@ -268,15 +268,17 @@ public final class Store: Sendable {
     /// in the file. The sync setting is per connection: see `apply(_:to:)`.
     private static func enableWAL(_ database: Database) throws {
         // Changing the journal mode needs an exclusive lock and may report SQLITE_BUSY without
-        // calling the busy handler while another process opens the same new file: retry briefly.
-        var attempts = 0
+        // calling the busy handler while another process opens the same new file: retry for up
+        // to the busy timeout, then say, as a write does, that another process holds the lock.
+        let clock = ContinuousClock(), deadline = clock.now.advanced(by: database.busyTimeout)
         while true {
             do {
                 try database.executeScript("PRAGMA journal_mode = WAL")
                 break
             } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-                attempts += 1
-                if attempts > 200 { throw error }
+                if clock.now >= deadline {
+                    throw StoreError.writeLockTimeout(path: database.path, waited: database.busyTimeout)
+                }
                 usleep(25_000)
             }
         }
