@@ -26,7 +26,7 @@ public final class Store: Sendable {
     /// Shares one fetch among concurrent syncs of one source.
     let fetchCoalescer = FetchCoalescer()
     /// Shares one download among concurrent loads of one image URL.
-    let imagePipeline = ImagePipeline()
+    let imagePipeline: ImagePipeline
     /// Tells observers of committed transactions, from this process and others.
     let changeMonitor: ChangeMonitor
 
@@ -120,7 +120,9 @@ public final class Store: Sendable {
         self.writer = writer
         self.readers = readers
         self.changeMonitor = changeMonitor
-        changeMonitor.attach(self)
+        self.imagePipeline = ImagePipeline(
+            cache: Self.imageCacheAccess(writer: writer, readers: readers, configuration: configuration))
+        changeMonitor.attach(Self.changeLogAccess(writer: writer, readers: readers))
     }
 
     /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it. A file
@@ -186,17 +188,6 @@ public final class Store: Sendable {
         return try await writer.write(body)
     }
 
-    /// `read`, answered through `completion`: on a reader's queue for a file store, so the
-    /// caller need not wait on Swift's cooperative pool (which an app may have filled).
-    func read<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
-        if let readers { return readers.read(body, completion: completion) }
-        Task {
-            do { completion(.success(try await writer.write(body))) } catch { completion(.failure(error)) }
-        }
-    }
-
     /// Runs `body` in a write transaction, serialized with every other write of this store.
     /// Committed if it returns, rolled back and rethrown if it throws; returns once committed.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
@@ -216,10 +207,7 @@ public final class Store: Sendable {
     /// database with a modified or unknown migration.
     public func pendingMigrations() async throws -> [MigrationStatus] {
         let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
-        return try await writer.exclusive { db in
-            try migrator.verifyOnly(db)
-            return try migrator.status(db).filter { $0.state == .pending }
-        }
+        return try await writer.exclusive { try migrator.pending($0) }
     }
 
     /// The state of every migration known to this build or recorded in the database.
@@ -233,6 +221,50 @@ public final class Store: Sendable {
         changeMonitor.close()
         await writer.close()
         readers?.close()
+    }
+
+    /// The image cache's reads and writes for the image pipeline. Holds the connections, not the
+    /// store.
+    private static func imageCacheAccess(
+        writer: DatabaseWriter, readers: ReaderPool?, configuration: Configuration
+    ) -> ImageCacheAccess {
+        let budget = configuration.imageCacheBudget
+        let clock = configuration.clock
+        return ImageCacheAccess(
+            contains: { url in
+                let now = clock.now()
+                let body: @Sendable (Database) throws -> Bool = { try $0.images(budget: budget, now: now).contains(url) }
+                if let readers { return try await readers.read(body) }
+                return try await writer.write(body)
+            },
+            insertIfAbsent: { url, data, contentType in
+                let now = clock.now()
+                return try await writer.write { db in
+                    try db.images(budget: budget, now: now).insertIfAbsent(url, data: data, contentType: contentType) != nil
+                }
+            })
+    }
+
+    /// The change log's reads for the change monitor. Holds the writer weakly: the writer
+    /// holds the monitor (it announces commits), so a strong reference would keep both alive.
+    private static func changeLogAccess(writer: DatabaseWriter, readers: ReaderPool?) -> ChangeLogAccess {
+        ChangeLogAccess(
+            latestTransaction: { [weak writer] in
+                let body: @Sendable (Database) throws -> Int64 = { try ChangeLogTable(db: $0).latestTransaction() }
+                if let readers { return try await readers.read(body) }
+                guard let writer else { throw StoreError.closed }
+                return try await writer.write(body)
+            },
+            batchesAfter: { [weak writer] transaction, completion in
+                let body: @Sendable (Database) throws -> [ChangeBatch] = {
+                    try ChangeLogTable(db: $0).batches(after: transaction)
+                }
+                if let readers { return readers.read(body, completion: completion) }
+                guard let writer else { return completion(.failure(StoreError.closed)) }
+                Task {
+                    do { completion(.success(try await writer.write(body))) } catch { completion(.failure(error)) }
+                }
+            })
     }
 
     /// Open reader connections (for tests that check nothing leaks).

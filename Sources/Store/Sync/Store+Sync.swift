@@ -169,7 +169,7 @@ extension Store {
                     do {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
-                            image.url, from: location, contentType: image.contentType, store: self, fetcher: fetcher,
+                            image.url, from: location, contentType: image.contentType, fetcher: fetcher,
                             maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {

@@ -90,15 +90,15 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .connectionFailed(let url, let reason): "\(FeedSource.redacted(url)): cannot connect: \(reason)"
-        case .timedOut(let url, let after): "\(FeedSource.redacted(url)): timed out after \(Self.seconds(after))"
+        case .connectionFailed(let url, let reason): "\(url.redacted): cannot connect: \(reason)"
+        case .timedOut(let url, let after): "\(url.redacted): timed out after \(Self.seconds(after))"
         case .truncated(let url, let expected, let received):
-            "\(FeedSource.redacted(url)): the body was cut short (\(received) of \(expected) bytes)"
-        case .tooLarge(let url, let limit): "\(FeedSource.redacted(url)): the body is larger than the limit of \(limit) bytes"
-        case .tooManyRedirects(let url, let limit): "\(FeedSource.redacted(url)): more than \(limit) redirects"
+            "\(url.redacted): the body was cut short (\(received) of \(expected) bytes)"
+        case .tooLarge(let url, let limit): "\(url.redacted): the body is larger than the limit of \(limit) bytes"
+        case .tooManyRedirects(let url, let limit): "\(url.redacted): more than \(limit) redirects"
         case .redirectRefused(let from, let to, let reason):
-            "\(FeedSource.redacted(from)): refused to follow the redirect to \(FeedSource.redacted(to)): \(reason)"
-        case .status(let url, let code): "\(FeedSource.redacted(url)): HTTP \(code)"
+            "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"
+        case .status(let url, let code): "\(url.redacted): HTTP \(code)"
         case .gaveUp(let last, let attempts, let timeout):
             // A timeout is the request's, whatever time its last attempt had left.
             if case .timedOut(let url, _) = last {
