@@ -17,7 +17,7 @@ public struct ChangeBatch: Sendable, Equatable {
 
 extension Change {
     /// `{"kind": "event", "key": "e-1", "operation": "update", "dates": ["2026-06-08"]}`.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var members = [
             JSONMember("kind", .string(kind.rawValue)), JSONMember("key", .string(key)),
             JSONMember("operation", .string(operation.rawValue)),

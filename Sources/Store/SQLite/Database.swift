@@ -181,22 +181,13 @@ public final class Database {
         }
     }
 
-    /// Runs `body` in a savepoint inside the current transaction: released if it returns,
-    /// rolled back to (and the error rethrown) if it throws.
-    func inSavepoint<T>(_ body: () throws -> T) throws -> T {
-        try executeScript("SAVEPOINT write")
-        do {
-            let result = try body()
-            try executeScript("RELEASE SAVEPOINT write")
-            return result
-        } catch {
-            try? executeScript("ROLLBACK TRANSACTION TO SAVEPOINT write")
-            try? executeScript("RELEASE SAVEPOINT write")
-            throw error
-        }
-    }
-
     func rollbackIfNeeded() {
         if isInTransaction { try? executeScript("ROLLBACK TRANSACTION") }
     }
 }
+
+/// A connection belongs to the one queue that runs it (the writer's, or a reader's): it is
+/// handed to a closure for the length of one transaction and must not escape it or cross to
+/// another task. Marked unavailable so the compiler refuses to send it.
+@available(*, unavailable)
+extension Database: Sendable {}
