@@ -1,6 +1,6 @@
 import Foundation
 
-// The feed's record shapes (FEED.md), used for export and for storectl's --json output, so a
+// The feed's record shapes (Sources/Store/Store.docc/FeedFormat.md), used for export and for storectl's --json output, so a
 // script can pipe one into the other.
 
 extension Framework {

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Store {
-    /// Reconciles the store with a feed (FEED.md) from a file or an http(s) URL.
+    /// Reconciles the store with a feed (<doc:FeedFormat>) from a file or an http(s) URL.
     ///
     /// Guarantees:
     /// - every page is read before anything is written; then, inside one write transaction,
