@@ -15,7 +15,8 @@ python3 - "$dir" "$PWD" "$count_only" "$@" <<'PY'
 import glob, json, os, sys
 directory, root, count_only, prefixes = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
 found = set()
-for path in glob.glob(os.path.join(directory, "Store*.symbols.json")):
+paths = glob.glob(os.path.join(directory, "Store.symbols.json")) + glob.glob(os.path.join(directory, "Store@*.symbols.json"))
+for path in paths:
     graph = json.load(open(path))
     for symbol in graph["symbols"]:
         if symbol.get("accessLevel") != "public":
