@@ -87,9 +87,11 @@ struct Migrator: Sendable {
         }
     }
 
-    /// Throws if the database holds a modified or unknown migration; changes nothing.
-    func verifyOnly(_ db: Database) throws {
+    /// The migrations `migrate(_:)` would apply; throws as it does for a database holding a
+    /// modified or unknown migration. Changes nothing.
+    func pending(_ db: Database) throws -> [MigrationStatus] {
         try verify(try recorded(db))
+        return try status(db).filter { $0.state == .pending }
     }
 
     /// The state of every migration, known or recorded; changes nothing.

@@ -2,12 +2,12 @@ import Foundation
 
 /// Files written for the user (an export, an image's bytes): never the store itself, and
 /// replaced whole or not at all.
-public enum OutputFile {
+package enum OutputFile {
     /// True if writing `path` would overwrite the store at `storePath` or one of its -wal, -shm
     /// or -journal files, however either is spelled: compared by file identity (device and
     /// inode, so hard links and symbolic links count) and by resolved path (`./x/../s.sqlite`,
     /// for a file not created yet).
-    public static func isStore(_ path: String, storePath: String) -> Bool {
+    package static func isStore(_ path: String, storePath: String) -> Bool {
         let companions = ["-wal", "-shm", "-journal"]
         if sameFile(path, storePath) { return true }
         // A companion of the store, or of any other name of it (a link's -wal is the store's).
@@ -20,7 +20,7 @@ public enum OutputFile {
 
     /// Writes `data` to `path` through a temporary file in the same folder, flushed to disk and
     /// renamed into place: `path` holds either its old content or all of the new, never part.
-    public static func write(_ data: Data, to path: String) throws {
+    package static func write(_ data: Data, to path: String) throws {
         try write([(path, data)])
     }
 
@@ -33,7 +33,7 @@ public enum OutputFile {
     /// and throws `CancellationError` before anything is renamed: the old files stay, the
     /// temporary files are removed. A process that must exit at once (a second Ctrl-C) calls
     /// `removeTemporaries()` first.
-    public static func write(_ files: [(path: String, data: Data)]) throws {
+    package static func write(_ files: [(path: String, data: Data)]) throws {
         var temporaries: [String] = []
         defer {
             for temporary in temporaries {
@@ -66,7 +66,7 @@ public enum OutputFile {
     /// Removes every temporary file a `write` in this process is writing now (or has written
     /// and not yet renamed into place), for a process about to exit without unwinding; such a
     /// `write` then fails.
-    public static func removeTemporaries() {
+    package static func removeTemporaries() {
         for temporary in inProgress.takeAll() { unlink(temporary) }
     }
 
@@ -164,10 +164,10 @@ private final class TemporaryFiles: @unchecked Sendable {
 }
 
 /// An output file that could not be written; the old file, if any, is unchanged.
-public struct OutputFileError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    public let path: String
-    public let reason: String
+package struct OutputFileError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    package let path: String
+    package let reason: String
 
-    public var description: String { "\(path): cannot write: \(reason)" }
-    public var errorDescription: String? { description }
+    package var description: String { "\(path): cannot write: \(reason)" }
+    package var errorDescription: String? { description }
 }

@@ -35,7 +35,7 @@ struct WatchCommand: AsyncParsableCommand {
             let signals = await Self.onInterrupt { watching.cancel() }
             Output.printError("watching \(path) for changes; Ctrl-C to stop")
             await watching.value
-            signals.forEach { $0.cancel() }
+            for signal in signals { signal.cancel() }
         }
     }
 
