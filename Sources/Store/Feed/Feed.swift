@@ -1,6 +1,6 @@
 import Foundation
 
-/// A feed (FEED.md, version 1), parsed and validated, with every page merged in order.
+/// A feed (<doc:FeedFormat>, version 1), parsed and validated, with every page merged in order.
 public struct Feed: Sendable, Equatable {
     public var frameworks: [Framework] = []
     public var orders: [Order] = []

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Store {
-    /// The whole store as one version-1 feed (FEED.md), read in one snapshot, records ordered
+    /// The whole store as one version-1 feed (<doc:FeedFormat>), read in one snapshot, records ordered
     /// by key. With `includingImageData: false`, images carry only their url and content type.
     /// The same store always gives the same bytes.
     public func exportFeed(includingImageData: Bool = true) async throws -> String {

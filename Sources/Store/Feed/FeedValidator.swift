@@ -1,6 +1,6 @@
 import Foundation
 
-/// Checks feed pages against FEED.md while reading them record by record, handing each valid
+/// Checks feed pages against <doc:FeedFormat> while reading them record by record, handing each valid
 /// record to a `FeedSink` as soon as it is read, and collecting every problem with its JSON
 /// path instead of stopping at the first.
 ///

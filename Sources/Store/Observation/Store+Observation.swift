@@ -72,7 +72,7 @@ extension Store {
     /// protocol otherwise. (`storectl watch` says "watching" only then.)
     public func changesFromNow(of kinds: Set<RecordKind>? = nil) async -> AsyncStream<ChangeBatch> {
         let (stream, id) = changeStream(of: kinds ?? allKinds, readsStart: false)
-        if let id { await changeMonitor.readStart(id, of: self) }
+        if let id { await changeMonitor.readStart(id) }
         return stream
     }
 
@@ -105,7 +105,7 @@ extension Store {
     }
 
     /// Live subscriptions to this store's changes (for tests that check nothing leaks).
-    public var observerCount: Int { changeMonitor.subscriberCount }
+    var observerCount: Int { changeMonitor.subscriberCount }
 }
 
 extension EventStore {

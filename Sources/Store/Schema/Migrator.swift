@@ -82,7 +82,7 @@ struct Migrator: Sendable {
                 return []
             }
         }
-        try db.inTransaction(.immediate) {
+        try inWriteTransaction(db) {
             try StoreFile.claim(db)
             try db.executeScript("""
                 CREATE TABLE IF NOT EXISTS \(Self.table) (
@@ -108,7 +108,7 @@ struct Migrator: Sendable {
         var applied: [Migration] = []
         for (ledger, known) in ledgers {
             for migration in known {
-                let didApply = try db.inTransaction(.immediate) { () throws -> Bool in
+                let didApply = try inWriteTransaction(db) { () throws -> Bool in
                     try verifyOnly(db)
                     if try recorded(db, ledger).contains(where: { $0.version == migration.version }) { return false }
                     do {
@@ -138,6 +138,28 @@ struct Migrator: Sendable {
     /// store's app); changes nothing. Other apps' migrations are theirs.
     func verifyOnly(_ db: Database) throws {
         for (ledger, known) in ledgers { try verify(try recorded(db, ledger), known: known, ledger: ledger) }
+    }
+
+    /// `BEGIN IMMEDIATE`, as the writer begins: if the busy handler waited the whole busy
+    /// timeout (another process migrating the same new file, or writing), the error says so
+    /// as a write's does (`StoreError.writeLockTimeout`), not SQLite's "database is locked".
+    private func inWriteTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        var began = false
+        do {
+            return try db.inTransaction(.immediate) {
+                began = true
+                return try body()
+            }
+        } catch let error as SQLiteError where error.code == SQLiteError.busy && !began {
+            throw StoreError.writeLockTimeout(path: db.path, waited: db.busyTimeout)
+        }
+    }
+
+    /// The migrations `migrate(_:)` would apply; throws as it does for a database holding a
+    /// modified or unknown migration. Changes nothing.
+    func pending(_ db: Database) throws -> [MigrationStatus] {
+        try verifyOnly(db)
+        return try status(db).filter { $0.state == .pending }
     }
 
     /// The state of every migration, known or recorded; changes nothing. Migrations recorded

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Store {
-    /// Reconciles the store with a feed (FEED.md) from a file or an http(s) URL.
+    /// Reconciles the store with a feed (<doc:FeedFormat>) from a file or an http(s) URL.
     ///
     /// Guarantees:
     /// - every page is read before anything is written; then, inside one write transaction,
@@ -170,7 +170,7 @@ extension Store {
                     do {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
-                            image.url, from: location, contentType: image.contentType, store: self, fetcher: fetcher,
+                            image.url, from: location, contentType: image.contentType, fetcher: fetcher,
                             maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {

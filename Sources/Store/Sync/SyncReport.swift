@@ -82,7 +82,7 @@ public struct SyncReport: Sendable, Equatable {
     }
 
     /// `{"status": ..., "frameworks": {...}, "orders": {...}, "events": {...}, "images": {...}}`.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         func counts(_ c: Counts) -> JSONValue {
             .object(["inserted": .integer(c.inserted), "updated": .integer(c.updated), "kept": .integer(c.kept),
                      "unchanged": .integer(c.unchanged), "deleted": .integer(c.deleted)])
