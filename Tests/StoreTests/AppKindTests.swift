@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// A fifth kind defined here, outside the library: registered through `Store.Configuration`,
@@ -45,16 +46,20 @@ struct Note: StoreRecord, Equatable {
         .object(["id": .string(id), "text": .string(text), "pinned": .bool(pinned), "due": .string(due.description)])
     }
 
-    static let migrations = AppMigrations(namespace: "notes-app", migrations: [
-        Migration(version: 1, name: "create_notes", sql: """
-            CREATE TABLE notes (
-                id     TEXT PRIMARY KEY NOT NULL,
-                text   TEXT NOT NULL,
-                pinned INTEGER NOT NULL,
-                due    TEXT NOT NULL
-            ) STRICT;
-            """),
-    ])
+    static let migrations = AppMigrations(
+        namespace: "notes-app",
+        migrations: [
+            Migration(
+                version: 1, name: "create_notes",
+                sql: """
+                    CREATE TABLE notes (
+                        id     TEXT PRIMARY KEY NOT NULL,
+                        text   TEXT NOT NULL,
+                        pinned INTEGER NOT NULL,
+                        due    TEXT NOT NULL
+                    ) STRICT;
+                    """)
+        ])
 
     static var configuration: Store.Configuration {
         var configuration = Store.Configuration()
@@ -79,8 +84,10 @@ struct AppKindTests {
         #"{"id": "\#(id)", "text": "\#(text)", "pinned": \#(pinned), "due": "\#(due)"}"#
     }
 
-    private func sync(_ store: Store, _ text: String, in directory: TemporaryDirectory,
-                      policy: SyncPolicy = .preferRemote, dryRun: Bool = false) async throws -> SyncReport {
+    private func sync(
+        _ store: Store, _ text: String, in directory: TemporaryDirectory,
+        policy: SyncPolicy = .preferRemote, dryRun: Bool = false
+    ) async throws -> SyncReport {
         let path = directory.url.appendingPathComponent("feed.json").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         var options = SyncOptions()
@@ -95,13 +102,15 @@ struct AppKindTests {
             var report = try await sync(store, Self.feed(notes: [Self.note("b"), Self.note("a", pinned: true)]), in: directory)
             #expect(report.appKinds[Note.kind]?.inserted == 2)
             #expect(report.frameworks.inserted == 1)
-            #expect(try await store.read { try $0.records(Note.self).fetchAll() } == [
-                Note(id: "a", text: "Buy milk", pinned: true, due: CalendarDate("2026-11-24")!),
-                Note(id: "b", text: "Buy milk", pinned: false, due: CalendarDate("2026-11-24")!),
-            ])
+            #expect(
+                try await store.read { try $0.records(Note.self).fetchAll() } == [
+                    Note(id: "a", text: "Buy milk", pinned: true, due: CalendarDate("2026-11-24")!),
+                    Note(id: "b", text: "Buy milk", pinned: false, due: CalendarDate("2026-11-24")!),
+                ])
             #expect(report.jsonValue["notes"]?["inserted"] == .number("2"))
 
-            report = try await sync(store, Self.feed(notes: [Self.note("b", "Buy bread"), Self.note("a", pinned: true)]), in: directory)
+            report = try await sync(
+                store, Self.feed(notes: [Self.note("b", "Buy bread"), Self.note("a", pinned: true)]), in: directory)
             #expect(report.appKinds[Note.kind]?.updated == 1)
             #expect(report.appKinds[Note.kind]?.unchanged == 1)
             #expect(try await store.read { try $0.records(Note.self).find("b")?.text } == "Buy bread")
@@ -124,7 +133,10 @@ struct AppKindTests {
         try await withTemporaryStore(configuration: Note.configuration) { store, directory in
             _ = try await sync(store, Self.feed(notes: [Self.note("a")]), in: directory)
             let before = try await store.exportFeed()
-            let bad = Self.feed(notes: [Self.note("z"), Self.note("y", due: "2026-02-30"), #"{"id": "x", "text": 3, "pinned": "no", "due": "2026-01-01"}"#, Self.note("z")])
+            let bad = Self.feed(notes: [
+                Self.note("z"), Self.note("y", due: "2026-02-30"),
+                #"{"id": "x", "text": 3, "pinned": "no", "due": "2026-01-01"}"#, Self.note("z"),
+            ])
             let error = await #expect(throws: FeedValidationError.self) { try await sync(store, bad, in: directory) }
             #expect(error?.problems.map(\.path) == ["notes[1].due", "notes[2].text", "notes[2].pinned", "notes[3].id"])
             #expect(error?.problems.first?.message.contains("'2026-02-30' is not a calendar date") == true)
@@ -150,7 +162,9 @@ struct AppKindTests {
             let changes = StreamProbe(store.changes(of: [Note.kind]))
             let everything = StreamProbe(store.changes())
             #expect(await eventually { store.observerCount == 2 })
-            try await store.write { db in try db.records(Note.self).insert(Note(id: "n", text: "t", pinned: false, due: CalendarDate("2026-01-01")!)) }
+            try await store.write { db in
+                try db.records(Note.self).insert(Note(id: "n", text: "t", pinned: false, due: CalendarDate("2026-01-01")!))
+            }
             try await store.write { db in _ = try db.records(Note.self).delete("n") }
             #expect(try await changes.next().changes == [Change(kind: Note.kind, key: "n", operation: .insert)])
             #expect(try await changes.next().changes == [Change(kind: Note.kind, key: "n", operation: .delete)])
@@ -164,9 +178,12 @@ struct AppKindTests {
             let path = directory.databasePath
             try await withStore(at: path, configuration: Note.configuration) { store in
                 let statuses = try await store.migrationStatus()
-                #expect(statuses.last == MigrationStatus(version: 1, name: "create_notes", state: .applied,
-                                                          checksum: Note.migrations.migrations[0].checksum,
-                                                          appliedAt: statuses.last?.appliedAt, owner: "notes-app"))
+                #expect(
+                    statuses.last
+                        == MigrationStatus(
+                            version: 1, name: "create_notes", state: .applied,
+                            checksum: Note.migrations.migrations[0].checksum,
+                            appliedAt: statuses.last?.appliedAt, owner: "notes-app"))
             }
             // Without the app's migrations (storectl, say): opened, and listed as the app's.
             try await withStore(at: path) { store in
@@ -176,7 +193,8 @@ struct AppKindTests {
                 #expect(try await store.frameworks.count() == 0)
             }
             var edited = Note.configuration
-            edited.appMigrations?.migrations[0] = Migration(version: 1, name: "create_notes", sql: "CREATE TABLE notes (id TEXT);")
+            edited.appMigrations?.migrations[0] = Migration(
+                version: 1, name: "create_notes", sql: "CREATE TABLE notes (id TEXT);")
             await #expect(throws: StoreError.self) { try await Store.open(at: path, configuration: edited) }
             do {
                 _ = try await Store.open(at: path, configuration: edited)

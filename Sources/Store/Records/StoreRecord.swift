@@ -63,7 +63,9 @@ enum RecordTypeCheck {
         let name = type.kind.rawValue
         if RecordKind.allCases.contains(type.kind) { return "the kind '\(name)' is built in" }
         if !isIdentifier(name) { return "the kind '\(name)' must be lowercase letters, digits and _" }
-        if !isIdentifier(type.table) { return "the table '\(type.table)' of kind '\(name)' must be lowercase letters, digits and _" }
+        if !isIdentifier(type.table) {
+            return "the table '\(type.table)' of kind '\(name)' must be lowercase letters, digits and _"
+        }
         if type.columns.isEmpty { return "the kind '\(name)' declares no column" }
         if let column = type.columns.first(where: { !isIdentifier($0) }) {
             return "the column '\(column)' of kind '\(name)' must be lowercase letters, digits and _"

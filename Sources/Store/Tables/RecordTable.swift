@@ -85,7 +85,8 @@ public struct RecordTable<Record: StoreRecord> {
     func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
         let count = Record.columns.count
         let equalities = Record.columns.enumerated().dropFirst().map { "t.\($0.element) IS ?\($0.offset + 1)" }
-        let statement = try db.cachedStatement("""
+        let statement = try db.cachedStatement(
+            """
             SELECT \(equalities.isEmpty ? "1" : equalities.joined(separator: " AND ")), r.hash
             FROM \(Record.table) AS t
             LEFT JOIN sync_records AS r ON r.source_id = ?\(count + 1) AND r.kind = '\(Record.kind.rawValue)' AND r.key = t.\(Self.keyColumn)
@@ -95,8 +96,9 @@ public struct RecordTable<Record: StoreRecord> {
         try statement.bind(sourceID, at: Int32(count + 1))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return LocalComparison(equal: statement.int64(0) == 1,
-                               received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
+        return LocalComparison(
+            equal: statement.int64(0) == 1,
+            received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
     }
 
     /// The record's content hash for sync: every column value, in order.

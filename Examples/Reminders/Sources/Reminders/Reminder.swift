@@ -26,9 +26,11 @@ public struct Reminder: StoreRecord, Equatable {
 
     public init(columnValues values: [SQLValue]) throws {
         guard let id = values[0].textValue, let title = values[1].textValue,
-              let due = values[2].textValue.flatMap(CalendarDate.init), let done = values[3].integerValue else {
-            throw StoreError.invalidRecord(kind: Self.kind, key: values[0].textValue ?? "?", field: "due",
-                                           reason: "the stored row is not a reminder")
+            let due = values[2].textValue.flatMap(CalendarDate.init), let done = values[3].integerValue
+        else {
+            throw StoreError.invalidRecord(
+                kind: Self.kind, key: values[0].textValue ?? "?", field: "due",
+                reason: "the stored row is not a reminder")
         }
         self.init(id: id, title: title, due: due, done: done != 0)
     }

@@ -14,11 +14,15 @@ extension AppMigrations {
         let migrations = try files.enumerated().map { index, file in
             let stem = file.deletingPathExtension().lastPathComponent
             guard let underscore = stem.firstIndex(of: "_"), Int(stem[..<underscore]) == index + 1 else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [
-                    NSLocalizedDescriptionKey: "\(file.lastPathComponent): expected migration number \(index + 1)"])
+                throw CocoaError(
+                    .fileReadCorruptFile,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "\(file.lastPathComponent): expected migration number \(index + 1)"
+                    ])
             }
-            return Migration(version: index + 1, name: String(stem[stem.index(after: underscore)...]),
-                             sql: try String(contentsOf: file, encoding: .utf8))
+            return Migration(
+                version: index + 1, name: String(stem[stem.index(after: underscore)...]),
+                sql: try String(contentsOf: file, encoding: .utf8))
         }
         return AppMigrations(namespace: "reminders", migrations: migrations)
     }
