@@ -37,6 +37,7 @@ public protocol StoreRecord: Sendable {
 }
 
 extension StoreRecord {
+    /// The kind's own table, keyed by its first column, without a date column.
     public static var observedTables: [ObservedTable] { [ObservedTable(table: table, keyColumn: columns[0])] }
 
     /// The feed's array name: the kind's plural.
@@ -46,10 +47,14 @@ extension StoreRecord {
 /// A table whose rows belong to records of a kind, for change observation: the table, the column
 /// holding the record's key, and the date column of kinds with change dates.
 public struct ObservedTable: Sendable, Hashable {
+    /// The table's name.
     public var table: String
+    /// The column holding the key of the record a row belongs to.
     public var keyColumn: String
+    /// The column holding a date a change touches (events' `date`), if any.
     public var dateColumn: String?
 
+    /// A table of rows belonging to records of a kind.
     public init(table: String, keyColumn: String, dateColumn: String? = nil) {
         self.table = table
         self.keyColumn = keyColumn

@@ -16,6 +16,7 @@ public struct RecordTable<Record: StoreRecord> {
         try db.query("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)", [], Self.decode)
     }
 
+    /// The record with this key, or nil.
     public func find(_ key: String) throws -> Record? {
         let statement = try db.cachedStatement("SELECT \(Self.columnList) FROM \(Record.table) WHERE \(Self.keyColumn) = ?")
         try statement.bind(key, at: 1)
@@ -23,6 +24,7 @@ public struct RecordTable<Record: StoreRecord> {
         return try statement.step() ? Self.decode(statement) : nil
     }
 
+    /// The number of records of the kind.
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM \(Record.table)") { $0.int(0) }[0]
     }
