@@ -79,6 +79,7 @@ extension MigrationStatus {
             JSONMember("state", .string(state.rawValue)), JSONMember("checksum", .string(checksum)),
         ]
         members.append(JSONMember("appliedAt", appliedAt.map { .string(Timestamp.format($0)) } ?? .null))
+        if let owner { members.append(JSONMember("owner", .string(owner))) }
         return .object(members)
     }
 }

@@ -1,7 +1,7 @@
 /// A JSON document as parsed or about to be written. Numbers keep their exact text, so money
 /// is never rounded through binary floating point; objects keep their members in order (and
 /// duplicates, so the validator can report them).
-package enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number's text as it appears in the document (`2.49`, `1e3`).
@@ -11,13 +11,13 @@ package enum JSONValue: Sendable, Equatable {
     case object([JSONMember])
 
     /// The value of the first member named `key`, if this is an object that has one.
-    package subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 
     /// "a string", "a number", ... for error messages.
-    package var typeDescription: String {
+    public var typeDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -30,11 +30,11 @@ package enum JSONValue: Sendable, Equatable {
 }
 
 /// One member of a JSON object.
-package struct JSONMember: Sendable, Equatable {
-    package var key: String
-    package var value: JSONValue
+public struct JSONMember: Sendable, Equatable {
+    public var key: String
+    public var value: JSONValue
 
-    package init(_ key: String, _ value: JSONValue) {
+    public init(_ key: String, _ value: JSONValue) {
         self.key = key
         self.value = value
     }
@@ -42,9 +42,9 @@ package struct JSONMember: Sendable, Equatable {
 
 extension JSONValue {
     /// An object from members in order.
-    package static func object(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
+    public static func object(_ members: KeyValuePairs<String, JSONValue>) -> JSONValue {
         .object(members.map { JSONMember($0.key, $0.value) })
     }
 
-    package static func integer(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
+    public static func integer(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
 }

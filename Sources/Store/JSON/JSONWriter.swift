@@ -1,19 +1,19 @@
 /// Writes JSON deterministically: members in their given order, two-space indentation when
 /// pretty, non-ASCII characters as UTF-8, and the same bytes for the same value every time
 /// (so an export, synced elsewhere and exported again, is byte-identical).
-package struct JSONWriter: Sendable {
-    package var pretty: Bool
+public struct JSONWriter: Sendable {
+    public var pretty: Bool
 
-    package init(pretty: Bool = true) { self.pretty = pretty }
+    public init(pretty: Bool = true) { self.pretty = pretty }
 
-    package func string(_ value: JSONValue) -> String {
+    public func string(_ value: JSONValue) -> String {
         var out = ""
         write(value, into: &out, indent: 0)
         return out
     }
 
     /// Appends `value` to `out` at the given indentation depth.
-    package func write(_ value: JSONValue, into out: inout String, indent: Int) {
+    public func write(_ value: JSONValue, into out: inout String, indent: Int) {
         switch value {
         case .null: out += "null"
         case .bool(let bool): out += bool ? "true" : "false"

@@ -32,7 +32,7 @@ extension Change {
     /// `{kind, operation, keys}`, one for `{kind, key, operation, dates}` (see
     /// `ChangeLogTable.encode`); none for an element it does not understand.
     static func changes(inLogElement json: JSONValue) -> [Change] {
-        guard case .string(let kindText)? = json["kind"], let kind = RecordKind(rawValue: kindText),
+        guard case .string(let kindText)? = json["kind"], case let kind = RecordKind(rawValue: kindText),
               case .string(let operationText)? = json["operation"], let operation = Operation(rawValue: operationText)
         else { return [] }
         if case .array(let keys)? = json["keys"] {

@@ -15,6 +15,9 @@ public struct MigrationStatus: Sendable, Equatable, Codable {
         case modified
         /// Recorded in the database, unknown to this build: the database is from the future.
         case unknown
+        /// Recorded by an app (`owner`) whose migrations this build was not given: the app's
+        /// business, neither checked nor refused here.
+        case app
     }
 
     /// The migration's number (``Migration/version``).
@@ -27,4 +30,7 @@ public struct MigrationStatus: Sendable, Equatable, Codable {
     public let checksum: String
     /// When the migration was applied, by the store's clock; nil when pending.
     public let appliedAt: Date?
+    /// The app namespace the migration belongs to (`AppMigrations.namespace`); nil for the
+    /// library's own.
+    public var owner: String? = nil
 }

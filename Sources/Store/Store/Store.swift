@@ -58,6 +58,12 @@ public final class Store: Sendable {
         public var clock: StoreClock = .live
         /// The migrations this store applies: the embedded `Migrations/*.sql` by default.
         public var migrations: [Migration] = Migration.embedded
+        /// An app's own record kinds, beside the built-in ones: synced, validated, exported,
+        /// counted and observed like them. Their tables come from `appMigrations`.
+        public var recordTypes: [any StoreRecord.Type] = []
+        /// An app's own migrations, applied after the library's, recorded under the app's
+        /// namespace, checksummed and refused on edit the same way.
+        public var appMigrations: AppMigrations? = nil
         /// How sync and image loads reach the network: URLSession by default.
         public var transport: HTTPTransport = .live
         /// Retries of failed HTTP requests (backoff with jitter, Retry-After honoured).
@@ -168,6 +174,11 @@ public final class Store: Sendable {
     }
 
     private convenience init(opening path: String?, configuration: Configuration) throws {
+        for type in configuration.recordTypes {
+            if let problem = RecordTypeCheck.problem(type) { preconditionFailure("Store.Configuration.recordTypes: \(problem)") }
+        }
+        precondition(Set(configuration.recordTypes.map { $0.kind }).count == configuration.recordTypes.count,
+                     "Store.Configuration.recordTypes: a kind is registered twice")
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
@@ -185,7 +196,7 @@ public final class Store: Sendable {
             }
             try Self.apply(configuration.durability, to: database)
             for sql in configuration.writerSetupSQL { try database.execute(sql) }
-            let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+            let migrator = Migrator(configuration)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
         self.init(
@@ -241,20 +252,20 @@ public final class Store: Sendable {
     ///   stay applied, it and those after it do not).
     @discardableResult
     public func migrate() async throws -> [Migration] {
-        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        let migrator = Migrator(configuration)
         return try await writer.exclusive { try migrator.migrate($0) }
     }
 
     /// The migrations `migrate()` would apply, changing nothing; throws as `migrate()` does for a
     /// database with a modified or unknown migration.
     public func pendingMigrations() async throws -> [MigrationStatus] {
-        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        let migrator = Migrator(configuration)
         return try await writer.exclusive { try migrator.pending($0) }
     }
 
     /// The state of every migration known to this build or recorded in the database.
     public func migrationStatus() async throws -> [MigrationStatus] {
-        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        let migrator = Migrator(configuration)
         return try await writer.exclusive { try migrator.status($0) }
     }
 

@@ -31,5 +31,6 @@ struct MigrateCommand: AsyncParsableCommand {
 }
 
 func identifier(_ status: MigrationStatus) -> String {
-    Migration(version: status.version, name: status.name, sql: "").identifier
+    let file = Migration(version: status.version, name: status.name, sql: "").identifier
+    return status.owner.map { "\($0)/\(file)" } ?? file
 }
