@@ -16,6 +16,9 @@ let package = Package(
         // Test support only: spawns processes without Foundation's Process, whose run() can
         // crash on Linux up to Swift 6.3.1 (swift-corelibs-foundation #5472).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // Documentation only: `swift package generate-documentation --target Store` builds the
+        // DocC catalog in Sources/Store/Store.docc; nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // libsqlite3 through its C API; nothing public in Store mentions a C type.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Store
 
 /// SIGINT (Ctrl-C) and SIGTERM as cancellation: the first cancels the running command's task,
 /// which ends as it can (a sync's write transaction rolls back, its downloads stop); a second
@@ -50,8 +51,12 @@ final class Interrupts: @unchecked Sendable {
     private func receive(_ number: Int32) {
         let handler = lock.withLock { () -> (@Sendable () -> Void)? in
             // The second signal: the user insists; the store is safe (SQLite rolls back an
-            // interrupted transaction when the file is next opened).
-            if let first = received { _exit(128 + first) }
+            // interrupted transaction when the file is next opened), and an output file half
+            // written (an export) is removed, leaving the old one.
+            if let first = received {
+                OutputFile.removeTemporaries()
+                _exit(128 + first)
+            }
             received = number
             return self.handler
         }

@@ -3,15 +3,16 @@ import Foundation
 import Store
 
 @main
-struct Storectl: AsyncParsableCommand {
+struct Storectl: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "storectl",
         abstract: "Manage a Store: frameworks, orders, events, cached images, migrations and sync.",
         discussion: """
             The store is a SQLite file: --db PATH, else $STORECTL_DB, else \
             $XDG_DATA_HOME/storectl/store.sqlite, else ~/.local/share/storectl/store.sqlite. \
-            It is created (mode 0600) and migrated on first use; a command that only reads refuses \
-            a --db or $STORECTL_DB file that does not exist, and every command refuses a SQLite \
+            It is created (mode 0600) and migrated on first use. Only sync, the adds, images put \
+            and migrate create a --db or $STORECTL_DB file that does not exist (and remove it \
+            again if they fail); the other commands refuse it. Every command refuses a SQLite \
             file of another application, leaving it unchanged.
             """,
         version: Store.version,
@@ -21,18 +22,13 @@ struct Storectl: AsyncParsableCommand {
         ]
     )
 
+    /// Accepted before the subcommand too: `storectl --db PATH frameworks list`.
     @OptionGroup var store: StoreOptions
 
-    /// No subcommand: the help, on stderr, as a usage error.
-    func run() async throws {
-        Output.printError(TerminalText(formatted: Self.helpMessage()))
-        throw ExitCode.validationFailure
-    }
-
-    /// ArgumentParser's own main, plus closing every store the command opened, so no -wal or
-    /// -shm file is left behind (see `OpenStores`), and SIGINT or SIGTERM cancelling the
+    /// ArgumentParser's own main, plus two things it cannot do: SIGINT or SIGTERM cancel the
     /// command's task (see `Interrupts`; `watch` handles them itself), after which a command
-    /// that did not finish exits 128 + the signal's number.
+    /// that did not finish exits 128 + the signal's number; and every error is written escaped
+    /// (`exit(reporting:)`). Each command closes its store itself (`StoreOptions.withStore`).
     static func main() async {
         do {
             let command = try parseAsRoot()
@@ -49,13 +45,11 @@ struct Storectl: AsyncParsableCommand {
             }
             interrupts?.onInterrupt { running.cancel() }
             let result = await running.result
-            await OpenStores.shared.closeAll()
             // Interrupted: unless the command finished all the same (the signal came too late to
             // stop it), the exit status says so.
             if case .failure = result, let signal = interrupts?.receivedSignal { Foundation.exit(128 + signal) }
             try result.get()
         } catch {
-            await OpenStores.shared.closeAll()
             exit(reporting: error)
         }
     }

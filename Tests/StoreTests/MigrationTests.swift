@@ -158,9 +158,10 @@ struct MigrationTests {
                 #expect(try await store.read { try $0.query(sourcesSQL) { $0.text(0) } } == sources)
                 let table = try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first ?? ""
                 #expect(!table.contains("IN (") && table.contains("source_id INTEGER"), "\(table)")
-                // The rule still holds, and so do the foreign key and the primary key.
+                // The kind rule still holds (0012 opened it to app kinds: any name but the empty
+                // one), and so do the foreign key and the primary key.
                 await #expect(throws: SQLiteError.self) {
-                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT id, 'tag', 'k', 1 FROM sync_sources") }
+                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT id, '', 'k', 1 FROM sync_sources") }
                 }
                 await #expect(throws: SQLiteError.self) {
                     try await store.write { try $0.execute("INSERT INTO sync_records VALUES (999, 'framework', 'k', 1)") }

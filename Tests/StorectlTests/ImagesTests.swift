@@ -165,6 +165,8 @@ struct ImagesTests {
     @Test("bad inputs fail: unreadable file, image larger than the budget, malformed --budget")
     func failures() async throws {
         let storectl = try Storectl()
+        // The store exists: a put that fails removes a store it created.
+        expectSuccess(try await storectl("migrate"))
         let missing = storectl.directory.file("missing.png")
         expectFailure(try await storectl("images", "put", "u", missing), mentioning: [missing])
         let file = try storectl.directory.write(Self.bytes(400, seed: 1), to: "x.png")

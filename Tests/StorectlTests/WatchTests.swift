@@ -230,6 +230,7 @@ struct WatchTests {
     @Test("SIGTERM also ends it cleanly with status 0")
     func sigtermExitsZero() async throws {
         let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate")) // watch refuses a store that does not exist
         let watcher = try await Watcher(storectl, ["watch"])
         defer { watcher.kill() }
         #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")

@@ -13,12 +13,14 @@ func makeFrameworks(_ count: Int, from start: Int = 0) -> [Framework] {
     }
 }
 
-/// A feed file holding `frameworks`, written with the store's own exporter shape.
+/// A feed file holding `frameworks`, one per line (a framework's Codable keys are the feed's).
 func writeFeed(_ frameworks: [Framework], to path: String) throws {
     var text = "{\n  \"version\": 1,\n  \"frameworks\": [\n"
-    let writer = JSONWriter(pretty: false)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for (index, framework) in frameworks.enumerated() {
-        text += "    " + writer.string(framework.jsonValue) + (index + 1 < frameworks.count ? ",\n" : "\n")
+        let object = String(decoding: try encoder.encode(framework), as: UTF8.self)
+        text += "    " + object + (index + 1 < frameworks.count ? ",\n" : "\n")
     }
     text += "  ]\n}\n"
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))

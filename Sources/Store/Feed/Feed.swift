@@ -1,18 +1,28 @@
 import Foundation
 
-/// A feed (FEED.md, version 1), parsed and validated, with every page merged in order.
+/// A feed (<doc:FeedFormat>, version 1), parsed and validated, with every page merged in order.
 public struct Feed: Sendable, Equatable {
     public var frameworks: [Framework] = []
     public var orders: [Order] = []
     public var events: [Event] = []
     public var images: [FeedImage] = []
+    /// Records of the app kinds the feed was read with (`recordTypes`), in document order.
+    public var appRecords: [any StoreRecord] = []
     public var deleted = FeedTombstones()
 
     public init() {}
 
     /// The number of records and tombstones, for progress and reports.
     public var recordCount: Int {
-        frameworks.count + orders.count + events.count + images.count + deleted.count
+        frameworks.count + orders.count + events.count + images.count + appRecords.count + deleted.count
+    }
+
+    /// App records compare by kind and feed shape (a `StoreRecord` need not be Equatable).
+    public static func == (lhs: Feed, rhs: Feed) -> Bool {
+        lhs.frameworks == rhs.frameworks && lhs.orders == rhs.orders && lhs.events == rhs.events
+            && lhs.images == rhs.images && lhs.deleted == rhs.deleted
+            && lhs.appRecords.map { type(of: $0).kind } == rhs.appRecords.map { type(of: $0).kind }
+            && lhs.appRecords.map(\.feedValue) == rhs.appRecords.map(\.feedValue)
     }
 }
 
@@ -42,10 +52,12 @@ public struct FeedTombstones: Sendable, Equatable {
     public var orders: [String] = []
     public var events: [String] = []
     public var images: [String] = []
+    /// Keys of app kinds, per kind.
+    public var appKinds: [RecordKind: [String]] = [:]
 
     public init() {}
 
-    public var count: Int { frameworks.count + orders.count + events.count + images.count }
+    public var count: Int { frameworks.count + orders.count + events.count + images.count + appKinds.values.map(\.count).reduce(0, +) }
 
     subscript(kind: RecordKind) -> [String] {
         get {
@@ -54,6 +66,7 @@ public struct FeedTombstones: Sendable, Equatable {
             case .order: orders
             case .event: events
             case .image: images
+            default: appKinds[kind] ?? []
             }
         }
         set {
@@ -62,6 +75,7 @@ public struct FeedTombstones: Sendable, Equatable {
             case .order: orders = newValue
             case .event: events = newValue
             case .image: images = newValue
+            default: appKinds[kind] = newValue
             }
         }
     }
@@ -71,9 +85,11 @@ extension Feed {
     /// Parses and validates one feed page (its `next` link is not followed): the checks sync
     /// makes as it applies records, whose failure rolls a sync back. Throws
     /// `FeedValidationError` listing every problem, each named with `source` and its JSON path.
+    /// Records of `recordTypes` (an app's kinds) are read too, into `appRecords`.
     public static func decode(_ data: Data, source: String = "feed",
-                              pageURL: URL = URL(string: "https://feed.invalid/feed.json")!) throws -> Feed {
-        var validator = FeedValidator()
+                              pageURL: URL = URL(string: "https://feed.invalid/feed.json")!,
+                              recordTypes: [any StoreRecord.Type] = []) throws -> Feed {
+        var validator = FeedValidator(recordTypes: recordTypes)
         var collector = FeedCollector()
         try validator.add(data, source: source, pageURL: pageURL, into: &collector)
         try validator.finish()

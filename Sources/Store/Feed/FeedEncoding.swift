@@ -1,10 +1,10 @@
 import Foundation
 
-// The feed's record shapes (FEED.md), used for export and for storectl's --json output, so a
+// The feed's record shapes (Sources/Store/Store.docc/FeedFormat.md), used for export and for storectl's --json output, so a
 // script can pipe one into the other.
 
 extension Framework {
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         .object([
             "id": .string(id), "name": .string(name), "imageName": .string(imageName),
             "urlString": .string(urlString), "description": .string(description),
@@ -13,7 +13,7 @@ extension Framework {
 }
 
 extension OrderItem {
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         .object([
             "itemName": .string(itemName), "price": .number(price.description),
             "aisle": .integer(aisle), "quantity": .integer(quantity),
@@ -24,7 +24,7 @@ extension OrderItem {
 extension Order {
     /// The feed's order shape; with `includingTotal`, also `total` (the exact sum; left out if
     /// it is out of bounds, which an order read from a store never is).
-    public func jsonValue(includingTotal: Bool = false) -> JSONValue {
+    package func jsonValue(includingTotal: Bool = false) -> JSONValue {
         var members = [
             JSONMember("id", .string(id)),
             JSONMember("placedAt", .string(Timestamp.format(placedAt))),
@@ -36,7 +36,7 @@ extension Order {
 }
 
 extension Event {
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var members = [JSONMember("id", .string(id)), JSONMember("title", .string(title)),
                        JSONMember("date", .string(date.description))]
         if let notes { members.append(JSONMember("notes", .string(notes))) }
@@ -46,7 +46,7 @@ extension Event {
 
 extension CachedImage {
     /// The feed's image shape; with `includingData`, the bytes as base64 `data`.
-    public func jsonValue(includingData: Bool) -> JSONValue {
+    package func jsonValue(includingData: Bool) -> JSONValue {
         var members = [JSONMember("url", .string(url))]
         if let contentType { members.append(JSONMember("contentType", .string(contentType))) }
         if includingData { members.append(JSONMember("data", .string(data.base64EncodedString()))) }
@@ -56,7 +56,7 @@ extension CachedImage {
 
 extension CachedImageInfo {
     /// The listing shape: the feed's `url` and `contentType`, plus size and times.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var members = [JSONMember("url", .string(url))]
         if let contentType { members.append(JSONMember("contentType", .string(contentType))) }
         members += [
@@ -69,16 +69,17 @@ extension CachedImageInfo {
 }
 
 extension DateCount {
-    public var jsonValue: JSONValue { .object(["date": .string(date.description), "count": .integer(count)]) }
+    package var jsonValue: JSONValue { .object(["date": .string(date.description), "count": .integer(count)]) }
 }
 
 extension MigrationStatus {
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var members = [
             JSONMember("version", .integer(version)), JSONMember("name", .string(name)),
             JSONMember("state", .string(state.rawValue)), JSONMember("checksum", .string(checksum)),
         ]
         members.append(JSONMember("appliedAt", appliedAt.map { .string(Timestamp.format($0)) } ?? .null))
+        if let owner { members.append(JSONMember("owner", .string(owner))) }
         return .object(members)
     }
 }

@@ -8,6 +8,8 @@ protocol FeedSink {
     mutating func receive(_ order: Order) throws
     mutating func receive(_ event: Event) throws
     mutating func receive(_ image: FeedImage) throws
+    /// A record of a registered app kind (`Store.Configuration.recordTypes`).
+    mutating func receive(record: any StoreRecord) throws
     /// A key of the feed's `deleted` member (a url for images, resolved against its page).
     mutating func receiveTombstone(_ key: String, kind: RecordKind) throws
 }
@@ -20,5 +22,6 @@ struct FeedCollector: FeedSink {
     mutating func receive(_ order: Order) { feed.orders.append(order) }
     mutating func receive(_ event: Event) { feed.events.append(event) }
     mutating func receive(_ image: FeedImage) { feed.images.append(image) }
+    mutating func receive(record: any StoreRecord) { feed.appRecords.append(record) }
     mutating func receiveTombstone(_ key: String, kind: RecordKind) { feed.deleted[kind].append(key) }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Checks feed pages against FEED.md while reading them record by record, handing each valid
+/// Checks feed pages against <doc:FeedFormat> while reading them record by record, handing each valid
 /// record to a `FeedSink` as soon as it is read, and collecting every problem with its JSON
 /// path instead of stopping at the first.
 ///
@@ -21,8 +21,10 @@ struct FeedValidator {
     /// Keyed by the exact UTF-8 bytes, as SQLite compares keys: Swift's `String ==` treats
     /// canonically equivalent strings ("é" and "e\u{301}") as equal, yet they are two distinct
     /// records in the store. Locations are two integers, formatted only for a report.
-    private var seen = Array(repeating: [ExactKey: KeyLocation](), count: 4)
-    private var tombstoned = Array(repeating: [ExactKey: KeyLocation](), count: 4)
+    private var seen: [[ExactKey: KeyLocation]]
+    private var tombstoned: [[ExactKey: KeyLocation]]
+    /// The app kinds this feed may hold besides the built-in ones; slot 4 + index.
+    private let recordTypes: [any StoreRecord.Type]
     /// The names of the pages read so far, for locations.
     private var pageNames: [String] = []
     /// A local feed's folder (its first page's): the only place its images may be read from.
@@ -30,6 +32,12 @@ struct FeedValidator {
     private var source = ""
     /// Records and tombstones read so far, valid or not.
     private(set) var recordCount = 0
+
+    init(recordTypes: [any StoreRecord.Type] = []) {
+        self.recordTypes = recordTypes
+        seen = Array(repeating: [:], count: 4 + recordTypes.count)
+        tombstoned = Array(repeating: [:], count: 4 + recordTypes.count)
+    }
 
     /// Reads and checks one page, handing its valid records to `sink` in document order while
     /// the feed has no problem. Throws only what `sink` throws.
@@ -67,7 +75,7 @@ struct FeedValidator {
                             problem(name, "expected an array, found \(try parser.readValue().typeDescription)")
                             return
                         }
-                        let slot = Self.slot(Self.kind(ofArray: name))
+                        let slot = slot(Self.kind(ofArray: name))
                         if seen[slot].isEmpty {
                             // Sized once from the bytes left (records of these feeds take about
                             // 250 bytes), instead of rehashing a million keys as the set grows.
@@ -111,6 +119,25 @@ struct FeedValidator {
                         switch try parser.readValue() {
                         case .null, .string: break
                         case let value: problem("next", "expected a string (a URL), found \(value.typeDescription)")
+                        }
+                    case _ where recordTypes.contains(where: { $0.feedKey == name }):
+                        guard parser.nextKind == .array else {
+                            problem(name, "expected an array, found \(try parser.readValue().typeDescription)")
+                            return
+                        }
+                        let type = recordTypes.first { $0.feedKey == name }!
+                        try parser.forEachElement { index, parser in
+                            recordCount += 1
+                            let element = try parser.readValue()
+                            let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: false)
+                            guard let record = appRecord(element, type: type, at: "\(name)[\(index)]", location: location),
+                                  problemCount == 0 else { return }
+                            do {
+                                try sink.receive(record: record)
+                            } catch {
+                                sinkError = error
+                                throw SinkFailed()
+                            }
                         }
                     default:
                         // Unknown members are ignored, so newer feeds still load.
@@ -331,6 +358,20 @@ struct FeedValidator {
         return image
     }
 
+    /// A record of an app kind, read by the kind's own `decode`; its problems are reported with
+    /// their JSON paths.
+    private mutating func appRecord(_ value: JSONValue, type: any StoreRecord.Type, at path: String,
+                                    location: KeyLocation) -> (any StoreRecord)? {
+        guard let members = object(value, at: path) else { return nil }
+        checkDuplicateMembers(members, at: path)
+        let id = identifier(value, at: path, kind: type.kind, location: location)
+        var fields = FeedFields(value: value, path: path)
+        let record = type.decode(&fields)
+        for found in fields.problems { problem(found.path, found.message) }
+        guard id != nil, let record, fields.problems.isEmpty else { return nil }
+        return record
+    }
+
     private mutating func tombstones<Sink: FeedSink>(_ value: JSONValue, page: Int32, pageURL: URL, into sink: inout Sink) throws {
         guard value != .null else { return }
         guard case .object(let members) = value else {
@@ -338,7 +379,7 @@ struct FeedValidator {
             return
         }
         checkDuplicateMembers(members, at: "deleted")
-        for kind in RecordKind.allCases {
+        for kind in RecordKind.allCases + recordTypes.map({ $0.kind }) {
             let path = "deleted.\(kind.plural)"
             switch value[kind.plural] {
             case nil, .null?: continue
@@ -357,7 +398,7 @@ struct FeedValidator {
                         problem(elementPath(), "\(quote(key)) \(reason)")
                         continue
                     }
-                    let slot = Self.slot(kind)
+                    let slot = slot(kind)
                     if let first = seen[slot][ExactKey(key)] {
                         problem(elementPath(), "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
                     } else if let first = tombstoned[slot][ExactKey(key)] {
@@ -385,7 +426,7 @@ struct FeedValidator {
 
     /// Records that `key` appears at `location`; false (with a problem) if it already appeared.
     private mutating func noteKey(_ key: String, kind: RecordKind, at path: @autoclosure () -> String, location: KeyLocation) -> Bool {
-        let slot = Self.slot(kind)
+        let slot = slot(kind)
         if let first = tombstoned[slot][ExactKey(key)] {
             problem(path(), "\(quote(key)) is also deleted at \(describe(first, kind: kind)): a record cannot be both sent and deleted")
             return false
@@ -504,12 +545,13 @@ struct FeedValidator {
         }
     }
 
-    private static func slot(_ kind: RecordKind) -> Int {
+    private func slot(_ kind: RecordKind) -> Int {
         switch kind {
         case .framework: 0
         case .order: 1
         case .event: 2
         case .image: 3
+        default: 4 + recordTypes.firstIndex { $0.kind == kind }!
         }
     }
 

@@ -20,30 +20,32 @@ actor ImagePipeline {
     /// Keyed by the url's exact UTF-8 bytes, as SQLite compares keys (Swift's `String ==` would
     /// merge canonically equivalent urls that the cache keeps apart).
     private var inFlight: [[UInt8]: SharedFlight<Outcome>] = [:]
-    /// Downloads started (for tests and benchmarks: must equal the distinct URLs requested).
+    /// Downloads started (for tests: must equal the distinct URLs requested).
     private(set) var downloadCount = 0
+    /// The cache's reads and writes, as the store hands them over.
+    private let cache: ImageCacheAccess
+
+    init(cache: ImageCacheAccess) {
+        self.cache = cache
+    }
 
     /// Makes sure `url` is cached, downloading it from `location` if needed. Stored with
     /// `contentType` when given (a feed's), else the response's. A `file:` location is read only
     /// with the `folder` of the local feed that named it, and only if its real path lies inside
     /// that folder.
     func load(
-        _ url: String, from location: URL, contentType: String? = nil, store: Store, fetcher: HTTPFetcher,
+        _ url: String, from location: URL, contentType: String? = nil, fetcher: HTTPFetcher,
         maximumBytes: Int, timeout: Duration, within folder: URL? = nil
     ) async throws -> Outcome {
         let key = Array(url.utf8)
         if let flight = inFlight[key], flight.join() { return try await wait(for: flight, key: key) }
+        let cache = cache
         let flight = SharedFlight<Outcome> {
-            if try await store.images.contains(url) { return .alreadyCached }
+            if try await cache.contains(url) { return .alreadyCached }
             await self.countDownload()
             let (data, responseType) = try await Self.download(
                 location, within: folder, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
-            let contentType = contentType ?? responseType
-            let budget = store.configuration.imageCacheBudget
-            let now = store.configuration.clock.now()
-            let inserted = try await store.write { db in
-                try db.images(budget: budget, now: now).insertIfAbsent(url, data: data, contentType: contentType) != nil
-            }
+            let inserted = try await cache.insertIfAbsent(url, data, contentType ?? responseType)
             return inserted ? .downloaded : .alreadyCached
         }
         inFlight[key] = flight

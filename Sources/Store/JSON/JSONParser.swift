@@ -1,13 +1,13 @@
 import Foundation
 
 /// Why a document is not JSON, with where: byte offset, line and column (1-based).
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let message: String
-    public let offset: Int
-    public let line: Int
-    public let column: Int
+struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    let message: String
+    let offset: Int
+    let line: Int
+    let column: Int
 
-    public var description: String { "line \(line), column \(column): \(message)" }
+    var description: String { "line \(line), column \(column): \(message)" }
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes.
@@ -18,8 +18,8 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 ///   call), so no value is ever rounded.
 /// - Duplicate object keys are kept, in order, for the caller to report.
 /// - Nesting deeper than `maximumDepth` is an error, not a stack overflow.
-public struct JSONParser {
-    public static let defaultMaximumDepth = 256
+struct JSONParser {
+    static let defaultMaximumDepth = 256
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -27,7 +27,7 @@ public struct JSONParser {
     private let maximumDepth: Int
 
     /// Parses one JSON document.
-    public static func parse(_ data: Data, maximumDepth: Int = defaultMaximumDepth) throws -> JSONValue {
+    static func parse(_ data: Data, maximumDepth: Int = defaultMaximumDepth) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
             return try parser.parseDocument()

@@ -4,6 +4,8 @@ import Foundation
 public struct ChangeBatch: Sendable, Equatable {
     /// The transaction's position in the change log: increases with every logged transaction.
     public let transaction: Int64
+    /// Each record the transaction inserted, updated or deleted, in the order it was written
+    /// (limited to the kinds the stream asked for).
     public let changes: [Change]
 
     /// The kinds of record it touched.
@@ -17,7 +19,7 @@ public struct ChangeBatch: Sendable, Equatable {
 
 extension Change {
     /// `{"kind": "event", "key": "e-1", "operation": "update", "dates": ["2026-06-08"]}`.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var members = [
             JSONMember("kind", .string(kind.rawValue)), JSONMember("key", .string(key)),
             JSONMember("operation", .string(operation.rawValue)),
@@ -30,7 +32,7 @@ extension Change {
     /// `{kind, operation, keys}`, one for `{kind, key, operation, dates}` (see
     /// `ChangeLogTable.encode`); none for an element it does not understand.
     static func changes(inLogElement json: JSONValue) -> [Change] {
-        guard case .string(let kindText)? = json["kind"], let kind = RecordKind(rawValue: kindText),
+        guard case .string(let kindText)? = json["kind"], case let kind = RecordKind(rawValue: kindText),
               case .string(let operationText)? = json["operation"], let operation = Operation(rawValue: operationText)
         else { return [] }
         if case .array(let keys)? = json["keys"] {

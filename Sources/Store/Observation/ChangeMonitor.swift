@@ -16,7 +16,9 @@ final class ChangeMonitor: @unchecked Sendable {
     // while `lock` is held; subscriber callbacks (AsyncStream continuations, which are
     // Sendable) are called under the lock and never block.
     private let lock = NSLock()
-    private weak var store: Store?
+    /// Nil until `attach(_:)`, which the store calls as it opens (the writer needs the monitor
+    /// before the reads the monitor needs exist).
+    private var changeLog: ChangeLogAccess?
     private var subscribers: [Int: Subscriber] = [:]
     private var nextID = 0
     private var lastSeen: Int64 = 0
@@ -55,7 +57,7 @@ final class ChangeMonitor: @unchecked Sendable {
 
     deinit { pollTimer?.cancel() }
 
-    func attach(_ store: Store) { lock.withLock { self.store = store } }
+    func attach(_ changeLog: ChangeLogAccess) { lock.withLock { self.changeLog = changeLog } }
 
     /// The number of live subscriptions (for tests that check nothing leaks).
     var subscriberCount: Int { lock.withLock { subscribers.count } }
@@ -76,30 +78,31 @@ final class ChangeMonitor: @unchecked Sendable {
         readsStart: Bool = true,
         deliver: @escaping @Sendable (ChangeBatch) -> Void, finish: @escaping @Sendable () -> Void
     ) -> Int? {
-        let registered = lock.withLock { () -> (Store, Int, Int64)? in
-            guard !closed, let store else { return nil }
+        let registered = lock.withLock { () -> (Int, Int64)? in
+            guard !closed, changeLog != nil else { return nil }
             // Nobody needs what was committed before: skip it (the start is read below).
             if subscribers.isEmpty { lastSeen = max(lastSeen, latestLocal) }
             let id = nextID
             nextID += 1
             subscribers[id] = Subscriber(startTransaction: nil, deliver: deliver, finish: finish)
             if pollTimer == nil { pollTimer = makePollTimer() }
-            return (store, id, lastSeen)
+            return (id, lastSeen)
         }
-        guard let (store, id, fallback) = registered else {
+        guard let (id, fallback) = registered else {
             finish()
             return nil
         }
         if readsStart {
-            Task { await self.readStart(id, of: store, fallback: fallback) }
+            Task { await self.readStart(id, fallback: fallback) }
         }
         return id
     }
 
     /// Reads the change log's latest transaction and makes it subscriber `id`'s start: from
     /// then on every commit, by any process, is delivered to it.
-    func readStart(_ id: Int, of store: Store, fallback: Int64? = nil) async {
-        let start = try? await store.read { try ChangeLogTable(db: $0).latestTransaction() }
+    func readStart(_ id: Int, fallback: Int64? = nil) async {
+        let changeLog = lock.withLock { self.changeLog }
+        let start = try? await changeLog?.latestTransaction()
         self.start(id, at: start ?? fallback ?? lock.withLock { lastSeen })
     }
 
@@ -192,9 +195,9 @@ final class ChangeMonitor: @unchecked Sendable {
     }
 
     private func readAndDeliver() {
-        let (store, after) = lock.withLock { (self.store, lastSeen) }
-        guard let store else { return finishCheck() }
-        store.read({ try ChangeLogTable(db: $0).batches(after: after) }) { [self] result in
+        let (changeLog, after) = lock.withLock { (self.changeLog, lastSeen) }
+        guard let changeLog else { return finishCheck() }
+        changeLog.batchesAfter(after) { [self] result in
             // A failed read (the store closing, say) is tried again at the next tick.
             if case .success(let batches) = result { deliver(batches) }
             finishCheck()

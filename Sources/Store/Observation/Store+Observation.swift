@@ -54,26 +54,30 @@ extension Store {
         }
     }
 
-    /// Every committed transaction that changed records of `kinds`, in order, as it commits here
-    /// or in another process on the same file.
+    /// Every committed transaction that changed records of `kinds` (by default every kind: the
+    /// built-in ones and the registered `recordTypes`), in order, as it commits here or in
+    /// another process on the same file.
     ///
     /// Protocol: emits one `ChangeBatch` per committed transaction (never for a rolled-back
     /// one): every transaction this process commits after the call, and every one another
     /// process commits once the stream's start is read, a moment after the call (use
     /// `changesFromNow(of:)` to wait for that moment); never fails; finishes when the consuming
     /// task is cancelled or the store is closed; cancelling removes its registration.
-    public func changes(of kinds: Set<RecordKind> = Set(RecordKind.allCases)) -> AsyncStream<ChangeBatch> {
-        changeStream(of: kinds, readsStart: true).stream
+    public func changes(of kinds: Set<RecordKind>? = nil) -> AsyncStream<ChangeBatch> {
+        changeStream(of: kinds ?? allKinds, readsStart: true).stream
     }
 
     /// `changes(of:)`, returned once the stream's start is read: every transaction committed
     /// after this returns, by this process or any other on the same file, is emitted. Same
     /// protocol otherwise. (`storectl watch` says "watching" only then.)
-    public func changesFromNow(of kinds: Set<RecordKind> = Set(RecordKind.allCases)) async -> AsyncStream<ChangeBatch> {
-        let (stream, id) = changeStream(of: kinds, readsStart: false)
-        if let id { await changeMonitor.readStart(id, of: self) }
+    public func changesFromNow(of kinds: Set<RecordKind>? = nil) async -> AsyncStream<ChangeBatch> {
+        let (stream, id) = changeStream(of: kinds ?? allKinds, readsStart: false)
+        if let id { await changeMonitor.readStart(id) }
         return stream
     }
+
+    /// The built-in kinds and the registered ones.
+    private var allKinds: Set<RecordKind> { Set(RecordKind.allCases + configuration.recordTypes.map { $0.kind }) }
 
     private func changeStream(of kinds: Set<RecordKind>, readsStart: Bool) -> (stream: AsyncStream<ChangeBatch>, id: Int?) {
         let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
@@ -101,7 +105,7 @@ extension Store {
     }
 
     /// Live subscriptions to this store's changes (for tests that check nothing leaks).
-    public var observerCount: Int { changeMonitor.subscriberCount }
+    var observerCount: Int { changeMonitor.subscriberCount }
 }
 
 extension EventStore {

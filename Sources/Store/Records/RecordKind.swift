@@ -1,15 +1,45 @@
-/// The four kinds of record the store keeps.
-public enum RecordKind: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
-    case framework
-    case order
-    case event
-    case image
+/// A kind of record the store keeps: the four built-in ones (`.framework`, `.order`, `.event`,
+/// `.image`) and any an app registers (a type conforming to `StoreRecord`, whose `kind` it is).
+///
+/// Open, not an enum: an app's kind is one more value. Its raw value is the singular name
+/// (`framework`, `reminder`); the feed's array, the `deleted` member and reports use `plural`.
+public struct RecordKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The singular name: `framework`, `reminder`.
+    public let rawValue: String
 
-    /// The feed's array name and the table's: `frameworks`, `orders`, `events`, `images`.
+    /// The kind named `rawValue` (an app's kind names itself in its `StoreRecord.kind`).
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Frameworks, keyed by id.
+    public static let framework = RecordKind(rawValue: "framework")
+    /// Orders, keyed by id, with their items.
+    public static let order = RecordKind(rawValue: "order")
+    /// Events, keyed by id, with a date.
+    public static let event = RecordKind(rawValue: "event")
+    /// Cached images, keyed by url.
+    public static let image = RecordKind(rawValue: "image")
+
+    /// The built-in kinds, in the feed's order.
+    public static let allCases: [RecordKind] = [.framework, .order, .event, .image]
+
+    /// The feed's array name and the report's: `frameworks`, `orders`, `events`, `images`,
+    /// `reminders`.
     public var plural: String { rawValue + "s" }
 
     /// The name of the key field: `id`, or `url` for images.
     public var keyField: String { self == .image ? "url" : "id" }
 
+    /// The raw value.
     public var description: String { rawValue }
+
+    /// Decodes the raw value, a string.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the raw value, a string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }

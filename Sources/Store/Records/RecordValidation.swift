@@ -1,4 +1,4 @@
-/// The rules every record must satisfy (FEED.md), shared by the tables and the feed validator.
+/// The rules every record must satisfy (<doc:FeedFormat>), shared by the tables and the feed validator.
 enum RecordValidation {
     static let maximumIDLength = 200
 

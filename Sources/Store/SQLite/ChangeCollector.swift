@@ -56,7 +56,7 @@ import Foundation
 final class ChangeCollector {
     /// An observed table with its columns' indexes in the current schema.
     struct ResolvedTable {
-        let table: ObservedTable
+        let table: ObservedKindTable
         /// The table's name as a NUL-terminated C string, compared with `strcmp` in the hook.
         let cName: [CChar]
         let keyColumn: Int32
@@ -68,7 +68,7 @@ final class ChangeCollector {
         let key: String
     }
 
-    let observedTables: [ObservedTable]
+    let observedTables: [ObservedKindTable]
     private(set) var resolvedTables: [ResolvedTable] = []
     /// The `PRAGMA schema_version` the columns were resolved at.
     private var resolvedSchemaVersion: Int64?
@@ -96,7 +96,7 @@ final class ChangeCollector {
         let name: String
     }
 
-    init(observing tables: [ObservedTable]) {
+    init(observing tables: [ObservedKindTable]) {
         observedTables = tables
     }
 
@@ -161,12 +161,12 @@ final class ChangeCollector {
         if version == resolvedSchemaVersion { return }
         var resolved: [ResolvedTable] = []
         for table in observedTables {
-            let columns = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.table)]) { $0.text(0) }
-            guard let key = columns.firstIndex(of: table.keyColumn) else { continue }
-            let date = table.dateColumn.flatMap { columns.firstIndex(of: $0) }
-            if table.dateColumn != nil, date == nil { continue }
+            let columns = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)]) { $0.text(0) }
+            guard let key = columns.firstIndex(of: table.observed.keyColumn) else { continue }
+            let date = table.observed.dateColumn.flatMap { columns.firstIndex(of: $0) }
+            if table.observed.dateColumn != nil, date == nil { continue }
             resolved.append(ResolvedTable(
-                table: table, cName: table.table.utf8CString.map { $0 },
+                table: table, cName: table.observed.table.utf8CString.map { $0 },
                 keyColumn: Int32(key), dateColumn: date.map(Int32.init)))
         }
         resolvedTables = resolved

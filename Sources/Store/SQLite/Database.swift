@@ -3,13 +3,18 @@ import Foundation
 
 /// One SQLite connection.
 ///
-/// You get a `Database` only inside `Store.read` and `Store.write` closures; it is valid only
-/// there. It is deliberately not `Sendable`: a connection is used by one thread at a time, and
-/// the store hands it to exactly one closure at a time.
+/// You get a `Database` only inside the closures of ``Store/read(_:)`` and ``Store/write(_:)``;
+/// it is valid only there, inside the transaction the store opened for the closure. It is
+/// deliberately not `Sendable`: a connection is used by one thread at a time, and the store hands
+/// it to exactly one closure at a time. Every method that runs SQL throws ``SQLiteError`` (with
+/// the result code, SQLite's message and the SQL) when SQLite refuses it; the statement is then
+/// reset, and the closure's transaction is rolled back if the error leaves the closure.
 public final class Database {
     let handle: OpaquePointer
     /// The file this connection opened, or ":memory:".
     public let path: String
+    /// How long a statement waits for another connection's lock before SQLITE_BUSY.
+    let busyTimeout: Duration
     private var statements: [String: Statement] = [:]
     /// Statements of literal SQL, keyed by the literal's address: no string hashing per call.
     private var literalStatements: [UInt: Statement] = [:]
@@ -50,6 +55,7 @@ public final class Database {
         }
         self.handle = pointer
         self.path = path
+        self.busyTimeout = options.busyTimeout
         sqlite3_extended_result_codes(pointer, 1)
         // "This routine sets a busy handler that sleeps for a specified amount of time when a
         // table is locked." (sqlite3_busy_timeout): another process's write transaction is
@@ -64,7 +70,7 @@ public final class Database {
     }
 
     /// Starts collecting the changes to `tables` (the writer does, once, on its connection).
-    func collectChanges(of tables: [ObservedTable]) {
+    func collectChanges(of tables: [ObservedKindTable]) {
         let collector = ChangeCollector(observing: tables)
         collector.install(on: handle)
         changeCollector = collector
@@ -85,8 +91,8 @@ public final class Database {
         sqlite3_close_v2(handle)
     }
 
-    /// Throws `CancellationError` if the task awaiting the running `Store.read` or `Store.write`
-    /// was cancelled. Call it where a transaction loops (sync's reconciler does, between
+    /// Throws `CancellationError` if the task awaiting the running ``Store/read(_:)`` or
+    /// ``Store/write(_:)`` was cancelled. Call it where a transaction loops (sync's reconciler does, between
     /// records): the closure then throws and its transaction is rolled back.
     public func checkCancellation() throws {
         if let cancellation, cancellation.isCancelled { throw CancellationError() }
@@ -94,8 +100,15 @@ public final class Database {
 
     // MARK: Executing SQL
 
-    /// Runs one statement with arguments, discarding any rows. Inside `Store.write`, the records
-    /// it inserts, updates or deletes are observed like those the tables write.
+    /// Runs one statement with `arguments` bound to its `?` placeholders, discarding any rows.
+    /// The prepared statement is cached on this connection for the next call with the same SQL.
+    ///
+    /// - Throws: ``SQLiteError`` if the SQL does not compile, the arguments do not match the
+    ///   placeholders, or a step fails (a constraint, say). Inside ``Store/read(_:)`` a write
+    ///   fails: the connection is read-only.
+    ///
+    /// Inside ``Store/write(_:)``, the records it inserts, updates or deletes are observed like
+    /// those the tables write.
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
@@ -122,12 +135,17 @@ public final class Database {
         }
     }
 
-    /// Every row of a query.
+    /// Every row of a query with `arguments` bound to its `?` placeholders, copied out in order.
+    ///
+    /// - Throws: ``SQLiteError`` if the SQL does not compile or a step fails.
     public func fetchAll(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
         try query(sql, arguments) { Row(statement: $0) }
     }
 
-    /// The first row of a query, if any.
+    /// The first row of a query with `arguments` bound to its `?` placeholders; nil if it has
+    /// none. The rest of the rows are not read.
+    ///
+    /// - Throws: ``SQLiteError`` if the SQL does not compile or the first step fails.
     public func fetchOne(_ sql: String, _ arguments: [SQLValue] = []) throws -> Row? {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
@@ -145,7 +163,8 @@ public final class Database {
         return results
     }
 
-    /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE run on this connection
+    /// (`sqlite3_changes`).
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// The rowid of the last row inserted through this connection.
@@ -198,22 +217,13 @@ public final class Database {
         }
     }
 
-    /// Runs `body` in a savepoint inside the current transaction: released if it returns,
-    /// rolled back to (and the error rethrown) if it throws.
-    func inSavepoint<T>(_ body: () throws -> T) throws -> T {
-        try executeScript("SAVEPOINT write")
-        do {
-            let result = try body()
-            try executeScript("RELEASE SAVEPOINT write")
-            return result
-        } catch {
-            try? executeScript("ROLLBACK TRANSACTION TO SAVEPOINT write")
-            try? executeScript("RELEASE SAVEPOINT write")
-            throw error
-        }
-    }
-
     func rollbackIfNeeded() {
         if isInTransaction { try? executeScript("ROLLBACK TRANSACTION") }
     }
 }
+
+/// A connection belongs to the one queue that runs it (the writer's, or a reader's): it is
+/// handed to a closure for the length of one transaction and must not escape it or cross to
+/// another task. Marked unavailable so the compiler refuses to send it.
+@available(*, unavailable)
+extension Database: Sendable {}

@@ -13,12 +13,15 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The primary result code: the low 8 bits of the extended one.
     public var code: Int32 { extendedCode & 0xFF }
 
+    /// An error with SQLite's extended result code, its message and, when there was one, the SQL
+    /// that failed.
     public init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
     }
 
+    /// "SQLite error CODE: MESSAGE", then " - while executing `SQL`" when the SQL is known.
     public var description: String {
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " - while executing `\(sql)`" }

@@ -7,6 +7,9 @@ public struct Migration: Sendable, Equatable {
     /// The file's exact text.
     public let sql: String
 
+    /// A migration numbered `version` (from 1, without gaps in a list) that runs `sql`. For an
+    /// app's own list in ``Store/Configuration/migrations`` (whose default is the store's own,
+    /// embedded from `Migrations/*.sql` at build time).
     public init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name

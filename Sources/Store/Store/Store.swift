@@ -19,6 +19,7 @@ import Foundation
 public final class Store: Sendable {
     /// The database file, or nil for an in-memory store.
     public let path: String?
+    /// The options the store was opened with; fixed for its lifetime.
     public let configuration: Configuration
     let writer: DatabaseWriter
     /// Nil in memory, where reads go through the writer's connection.
@@ -26,12 +27,13 @@ public final class Store: Sendable {
     /// Shares one fetch among concurrent syncs of one source.
     let fetchCoalescer = FetchCoalescer()
     /// Shares one download among concurrent loads of one image URL.
-    let imagePipeline = ImagePipeline()
+    let imagePipeline: ImagePipeline
     /// Tells observers of committed transactions, from this process and others.
     let changeMonitor: ChangeMonitor
 
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
+        /// The image cache's default byte budget: 512 MiB.
         public static let defaultImageCacheBudget = 512 * 1024 * 1024
 
         /// How long a write waits for another process's write transaction before failing with
@@ -56,6 +58,12 @@ public final class Store: Sendable {
         public var clock: StoreClock = .live
         /// The migrations this store applies: the embedded `Migrations/*.sql` by default.
         public var migrations: [Migration] = Migration.embedded
+        /// An app's own record kinds, beside the built-in ones: synced, validated, exported,
+        /// counted and observed like them. Their tables come from `appMigrations`.
+        public var recordTypes: [any StoreRecord.Type] = []
+        /// An app's own migrations, applied after the library's, recorded under the app's
+        /// namespace, checksummed and refused on edit the same way.
+        public var appMigrations: AppMigrations? = nil
         /// How sync and image loads reach the network: URLSession by default.
         public var transport: HTTPTransport = .live
         /// Retries of failed HTTP requests (backoff with jitter, Retry-After honoured).
@@ -84,6 +92,7 @@ public final class Store: Sendable {
         /// power-loss tests' synchronous=OFF variant sets it).
         var writerSetupSQL: [String] = []
 
+        /// The defaults documented on each property.
         public init() {}
     }
 
@@ -120,12 +129,25 @@ public final class Store: Sendable {
         self.writer = writer
         self.readers = readers
         self.changeMonitor = changeMonitor
-        changeMonitor.attach(self)
+        self.imagePipeline = ImagePipeline(
+            cache: Self.imageCacheAccess(writer: writer, readers: readers, configuration: configuration))
+        changeMonitor.attach(Self.changeLogAccess(writer: writer, readers: readers))
     }
 
-    /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it. A file
-    /// that is not a store (another application's SQLite database, another file) is refused
-    /// with `StoreError.notAStore` and left unchanged; see `StoreFile`.
+    /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it.
+    ///
+    /// Opening runs off Swift's cooperative pool. With ``Configuration/migrateOnOpen`` (the
+    /// default) the pending migrations are applied, each in its own transaction; two processes
+    /// opening one new file at once both succeed (one migrates, the other finds nothing to do).
+    ///
+    /// - Throws: ``StoreError/notAStore(path:reason:)`` for a file that is not a store (another
+    ///   application's SQLite database, or not SQLite at all), left byte-identical;
+    ///   ``StoreError/storeNotFound(path:)`` for a missing file when
+    ///   ``Configuration/createIfMissing`` is false; ``StoreError/cannotOpen(path:reason:)`` when
+    ///   the file cannot be created or opened; ``StoreError/migrationModified(migration:recorded:expected:)``
+    ///   or ``StoreError/databaseFromFuture(unknownMigrations:)`` for a database this build must
+    ///   not touch (changing nothing); ``StoreError/migrationFailed(migration:underlying:)`` when a
+    ///   migration's SQL fails (the database stays at the previous version).
     public static func open(at path: String, configuration: Configuration = .init()) async throws -> Store {
         try await onBlockingQueue {
             try StoreFile.checkNotAFolder(path)
@@ -144,19 +166,27 @@ public final class Store: Sendable {
     }
 
     /// A store in memory, gone when the last reference goes: for tests and previews. Reads go
-    /// through the writer's connection.
+    /// through the writer's connection; there are no other processes to observe.
+    ///
+    /// - Throws: ``StoreError/migrationFailed(migration:underlying:)`` if a migration fails.
     public static func inMemory(configuration: Configuration = .init()) async throws -> Store {
         try await onBlockingQueue { try Store(opening: nil, configuration: configuration) }
     }
 
     private convenience init(opening path: String?, configuration: Configuration) throws {
+        for type in configuration.recordTypes {
+            if let problem = RecordTypeCheck.problem(type) { preconditionFailure("Store.Configuration.recordTypes: \(problem)") }
+        }
+        precondition(Set(configuration.recordTypes.map { $0.kind }).count == configuration.recordTypes.count,
+                     "Store.Configuration.recordTypes: a kind is registered twice")
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
             maximumBatchSize: configuration.maximumWritesPerTransaction,
-            gathersBatches: configuration.durability == .full, now: configuration.clock.now,
+            gathersBatches: configuration.durability == .full,
+            observedTables: ObservedKindTable.all(registering: configuration.recordTypes), now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
             if path != nil {
@@ -167,7 +197,7 @@ public final class Store: Sendable {
             }
             try Self.apply(configuration.durability, to: database)
             for sql in configuration.writerSetupSQL { try database.execute(sql) }
-            let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+            let migrator = Migrator(configuration)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
         }
         self.init(
@@ -180,25 +210,34 @@ public final class Store: Sendable {
 
     // MARK: Reading and writing
 
-    /// Runs `body` in a read transaction on a reader connection; reads run concurrently.
+    /// Runs `body` in a read transaction on a reader connection and returns its result.
+    ///
+    /// Reads run concurrently with each other and with a write in progress (WAL): `body` sees
+    /// one committed snapshot and never waits for a write. The connection is read-only and
+    /// valid only inside `body`. In memory, reads go through the writer.
+    ///
+    /// - Throws: what `body` throws; `CancellationError` if the task is cancelled before the read
+    ///   starts (or `body` calls ``Database/checkCancellation()`` after); ``StoreError/closed``
+    ///   once the store is closed.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if let readers { return try await readers.read(body) }
         return try await writer.write(body)
     }
 
-    /// `read`, answered through `completion`: on a reader's queue for a file store, so the
-    /// caller need not wait on Swift's cooperative pool (which an app may have filled).
-    func read<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
-        if let readers { return readers.read(body, completion: completion) }
-        Task {
-            do { completion(.success(try await writer.write(body))) } catch { completion(.failure(error)) }
-        }
-    }
-
     /// Runs `body` in a write transaction, serialized with every other write of this store.
     /// Committed if it returns, rolled back and rethrown if it throws; returns once committed.
+    ///
+    /// Writes that arrive while another is being written are committed together (group commit),
+    /// each in its own savepoint: a failing `body` rolls back only its own changes. The call
+    /// returns once the transaction holding its write has committed, with the durability of
+    /// ``Configuration/durability``. `body` runs on the writer's own queue, never on Swift's
+    /// cooperative pool.
+    ///
+    /// - Throws: what `body` throws; `CancellationError` if the task is cancelled before the
+    ///   write starts (or `body` calls ``Database/checkCancellation()`` after);
+    ///   ``StoreError/writeLockTimeout(path:waited:)`` when another process holds the write lock
+    ///   past ``Configuration/busyTimeout``; ``SQLiteError`` when the commit fails (a full
+    ///   disk, say); ``StoreError/closed`` once the store is closed.
     ///
     /// Every record it changes is reported to observers (`observe`, `changes(of:)`, another
     /// process's `storectl watch`) once committed, whether through the tables (`db.events`, ...)
@@ -211,33 +250,81 @@ public final class Store: Sendable {
     // MARK: Migrations
 
     /// Applies pending migrations; returns those applied (empty if there was nothing to do).
+    /// Each migration runs in its own transaction with its checksum and time recorded.
+    ///
+    /// - Throws: ``StoreError/migrationModified(migration:recorded:expected:)`` or
+    ///   ``StoreError/databaseFromFuture(unknownMigrations:)`` before applying anything;
+    ///   ``StoreError/migrationFailed(migration:underlying:)`` when one fails (those before it
+    ///   stay applied, it and those after it do not).
     @discardableResult
     public func migrate() async throws -> [Migration] {
-        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        let migrator = Migrator(configuration)
         return try await writer.exclusive { try migrator.migrate($0) }
     }
 
     /// The migrations `migrate()` would apply, changing nothing; throws as `migrate()` does for a
     /// database with a modified or unknown migration.
     public func pendingMigrations() async throws -> [MigrationStatus] {
-        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
-        return try await writer.exclusive { db in
-            try migrator.verifyOnly(db)
-            return try migrator.status(db).filter { $0.state == .pending }
-        }
+        let migrator = Migrator(configuration)
+        return try await writer.exclusive { try migrator.pending($0) }
     }
 
     /// The state of every migration known to this build or recorded in the database.
     public func migrationStatus() async throws -> [MigrationStatus] {
-        let migrator = Migrator(migrations: configuration.migrations, now: configuration.clock.now)
+        let migrator = Migrator(configuration)
         return try await writer.exclusive { try migrator.status($0) }
     }
 
-    /// Closes the store's connections. Later calls throw `StoreError.closed`.
+    /// Finishes every observation, waits for the writes already asked for, then closes the
+    /// store's connections. Later calls throw ``StoreError/closed``. Closing twice is harmless.
     public func close() async {
         changeMonitor.close()
         await writer.close()
         readers?.close()
+    }
+
+    /// The image cache's reads and writes for the image pipeline. Holds the connections, not the
+    /// store.
+    private static func imageCacheAccess(
+        writer: DatabaseWriter, readers: ReaderPool?, configuration: Configuration
+    ) -> ImageCacheAccess {
+        let budget = configuration.imageCacheBudget
+        let clock = configuration.clock
+        return ImageCacheAccess(
+            contains: { url in
+                let now = clock.now()
+                let body: @Sendable (Database) throws -> Bool = { try $0.images(budget: budget, now: now).contains(url) }
+                if let readers { return try await readers.read(body) }
+                return try await writer.write(body)
+            },
+            insertIfAbsent: { url, data, contentType in
+                let now = clock.now()
+                return try await writer.write { db in
+                    try db.images(budget: budget, now: now).insertIfAbsent(url, data: data, contentType: contentType) != nil
+                }
+            })
+    }
+
+    /// The change log's reads for the change monitor. Holds the writer weakly: the writer
+    /// holds the monitor (it announces commits), so a strong reference would keep both alive.
+    private static func changeLogAccess(writer: DatabaseWriter, readers: ReaderPool?) -> ChangeLogAccess {
+        ChangeLogAccess(
+            latestTransaction: { [weak writer] in
+                let body: @Sendable (Database) throws -> Int64 = { try ChangeLogTable(db: $0).latestTransaction() }
+                if let readers { return try await readers.read(body) }
+                guard let writer else { throw StoreError.closed }
+                return try await writer.write(body)
+            },
+            batchesAfter: { [weak writer] transaction, completion in
+                let body: @Sendable (Database) throws -> [ChangeBatch] = {
+                    try ChangeLogTable(db: $0).batches(after: transaction)
+                }
+                if let readers { return readers.read(body, completion: completion) }
+                guard let writer else { return completion(.failure(StoreError.closed)) }
+                Task {
+                    do { completion(.success(try await writer.write(body))) } catch { completion(.failure(error)) }
+                }
+            })
     }
 
     /// Open reader connections (for tests that check nothing leaks).
@@ -273,15 +360,17 @@ public final class Store: Sendable {
     /// in the file. The sync setting is per connection: see `apply(_:to:)`.
     private static func enableWAL(_ database: Database) throws {
         // Changing the journal mode needs an exclusive lock and may report SQLITE_BUSY without
-        // calling the busy handler while another process opens the same new file: retry briefly.
-        var attempts = 0
+        // calling the busy handler while another process opens the same new file: retry for up
+        // to the busy timeout, then say, as a write does, that another process holds the lock.
+        let clock = ContinuousClock(), deadline = clock.now.advanced(by: database.busyTimeout)
         while true {
             do {
                 try database.executeScript("PRAGMA journal_mode = WAL")
                 break
             } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
-                attempts += 1
-                if attempts > 200 { throw error }
+                if clock.now >= deadline {
+                    throw StoreError.writeLockTimeout(path: database.path, waited: database.busyTimeout)
+                }
                 usleep(25_000)
             }
         }

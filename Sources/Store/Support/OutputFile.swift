@@ -2,12 +2,12 @@ import Foundation
 
 /// Files written for the user (an export, an image's bytes): never the store itself, and
 /// replaced whole or not at all.
-public enum OutputFile {
+package enum OutputFile {
     /// True if writing `path` would overwrite the store at `storePath` or one of its -wal, -shm
     /// or -journal files, however either is spelled: compared by file identity (device and
     /// inode, so hard links and symbolic links count) and by resolved path (`./x/../s.sqlite`,
     /// for a file not created yet).
-    public static func isStore(_ path: String, storePath: String) -> Bool {
+    package static func isStore(_ path: String, storePath: String) -> Bool {
         let companions = ["-wal", "-shm", "-journal"]
         if sameFile(path, storePath) { return true }
         // A companion of the store, or of any other name of it (a link's -wal is the store's).
@@ -20,7 +20,7 @@ public enum OutputFile {
 
     /// Writes `data` to `path` through a temporary file in the same folder, flushed to disk and
     /// renamed into place: `path` holds either its old content or all of the new, never part.
-    public static func write(_ data: Data, to path: String) throws {
+    package static func write(_ data: Data, to path: String) throws {
         try write([(path, data)])
     }
 
@@ -28,17 +28,29 @@ public enum OutputFile {
     /// written and flushed before any is renamed into place, and a target that cannot be
     /// replaced (a folder) is found before the first rename, so a failure leaves the old files
     /// as they were. Renamed last to first, so the first (a feed's entry page) changes last.
-    public static func write(_ files: [(path: String, data: Data)]) throws {
+    ///
+    /// Cancelling the calling task stops the writing (it is checked between chunks of 1 MiB)
+    /// and throws `CancellationError` before anything is renamed: the old files stay, the
+    /// temporary files are removed. A process that must exit at once (a second Ctrl-C) calls
+    /// `removeTemporaries()` first.
+    package static func write(_ files: [(path: String, data: Data)]) throws {
         var temporaries: [String] = []
-        defer { for temporary in temporaries { unlink(temporary) } }
+        defer {
+            for temporary in temporaries {
+                unlink(temporary)
+                inProgress.remove(temporary)
+            }
+        }
         for (path, data) in files {
             if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
             temporaries.append(try writeTemporary(data, besides: path))
         }
+        if Task.isCancelled { throw CancellationError() }
         for index in files.indices.reversed() {
             guard rename(temporaries[index], files[index].path) == 0 else {
                 throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
             }
+            inProgress.remove(temporaries[index])
             temporaries.remove(at: index)
         }
         // The renames are durable once each folder is flushed.
@@ -51,13 +63,24 @@ public enum OutputFile {
         }
     }
 
+    /// Removes every temporary file a `write` in this process is writing now (or has written
+    /// and not yet renamed into place), for a process about to exit without unwinding; such a
+    /// `write` then fails.
+    package static func removeTemporaries() {
+        for temporary in inProgress.takeAll() { unlink(temporary) }
+    }
+
+    /// The temporary files of the writes under way.
+    private static let inProgress = TemporaryFiles()
+
     private static func writeTemporary(_ data: Data, besides path: String) throws -> String {
         let name = (path as NSString).lastPathComponent
         var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var failure: Int32 = 0
+        inProgress.insert(temporary)
+        var failure: Int32 = 0, cancelled = false
         // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
         // of the file it replaces.
         let mask = umask(0)
@@ -68,7 +91,12 @@ public enum OutputFile {
         data.withUnsafeBytes { buffer in
             var offset = 0
             while failure == 0, offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if Task.isCancelled {
+                    cancelled = true
+                    break
+                }
+                let chunk = min(buffer.count - offset, 1 << 20)
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, chunk)
                 if written < 0 {
                     if errno == EINTR { continue }
                     failure = errno
@@ -77,10 +105,12 @@ public enum OutputFile {
                 }
             }
         }
-        if failure == 0, fsync(descriptor) != 0 { failure = errno }
+        if failure == 0, !cancelled, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == 0 { failure = errno }
-        guard failure == 0 else {
+        guard failure == 0, !cancelled else {
             unlink(temporary)
+            inProgress.remove(temporary)
+            if cancelled { throw CancellationError() }
             throw OutputFileError(path: path, reason: String(cString: strerror(failure)))
         }
         return temporary
@@ -115,11 +145,29 @@ public enum OutputFile {
     }
 }
 
-/// An output file that could not be written; the old file, if any, is unchanged.
-public struct OutputFileError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    public let path: String
-    public let reason: String
+/// The paths of temporary files being written, shared by every thread of the process.
+private final class TemporaryFiles: @unchecked Sendable {
+    // Why @unchecked Sendable is safe: `paths` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var paths: Set<String> = []
 
-    public var description: String { "\(path): cannot write: \(reason)" }
-    public var errorDescription: String? { description }
+    func insert(_ path: String) { _ = lock.withLock { paths.insert(path) } }
+
+    func remove(_ path: String) { _ = lock.withLock { paths.remove(path) } }
+
+    func takeAll() -> Set<String> {
+        lock.withLock {
+            defer { paths.removeAll() }
+            return paths
+        }
+    }
+}
+
+/// An output file that could not be written; the old file, if any, is unchanged.
+package struct OutputFileError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    package let path: String
+    package let reason: String
+
+    package var description: String { "\(path): cannot write: \(reason)" }
+    package var errorDescription: String? { description }
 }

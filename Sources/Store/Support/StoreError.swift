@@ -16,8 +16,6 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case databaseFromFuture(unknownMigrations: [String])
     /// A migration's SQL failed; the database stays at the previous version.
     case migrationFailed(migration: String, underlying: SQLiteError)
-    /// The database needs migrations that were not applied (opened with `migrate: false`).
-    case migrationsPending([String])
     /// The database file cannot be created or opened.
     case cannotOpen(path: String, reason: String)
     /// The store was closed.
@@ -46,8 +44,6 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
                 + "it was written by a newer version; refusing to open it"
         case .migrationFailed(let migration, let underlying):
             "migration \(migration) failed, the database stays at the previous version: \(underlying)"
-        case .migrationsPending(let names):
-            "the database needs migrations \(names.joined(separator: ", ")); run `storectl migrate`"
         case .cannotOpen(let path, let reason):
             "cannot open the database at \(path): \(reason)"
         case .closed:

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Strict RFC 3339 timestamps, with millisecond precision (what the store keeps).
-public enum Timestamp {
+package enum Timestamp {
     /// Milliseconds since 1970 of `date`, rounded to the nearest millisecond.
     static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
@@ -12,7 +12,7 @@ public enum Timestamp {
     }
 
     /// `2026-11-20T09:30:00Z`, or `2026-11-20T09:30:00.250Z` when there are milliseconds. UTC.
-    public static func format(_ date: Date) -> String { format(milliseconds: milliseconds(date)) }
+    package static func format(_ date: Date) -> String { format(milliseconds: milliseconds(date)) }
 
     static func format(milliseconds total: Int64) -> String {
         let (seconds, millis) = (floorDivide(total, 1000), total - floorDivide(total, 1000) * 1000)
@@ -28,7 +28,7 @@ public enum Timestamp {
     /// Parses an RFC 3339 `date-time` ("2026-11-20T09:30:00Z", "2026-11-20T10:30:00.5+01:00");
     /// nil if it is not one or names a time that does not exist. Fractions beyond milliseconds
     /// are truncated.
-    public static func parse(_ text: String) -> Date? { parseMilliseconds(text).map(date(milliseconds:)) }
+    package static func parse(_ text: String) -> Date? { parseMilliseconds(text).map(date(milliseconds:)) }
 
     static func parseMilliseconds(_ text: String) -> Int64? {
         let b = Array(text.utf8)

@@ -63,7 +63,7 @@ struct FeedLoader: Sendable {
                 guard (200...299).contains(response.status) else { throw HTTPError.status(url: pageURL, code: response.status) }
                 // A page URL with credentials is not remembered (they are never stored): without
                 // it, the next sync fetches every page.
-                let name = FeedSource.redacted(pageURL)
+                let name = pageURL.redacted
                 let remembered = number == 1 ? source.key : name == pageURL.absoluteString ? name : nil
                 page = FetchedFeed.Page(
                     url: response.url, name: name, body: response.body,

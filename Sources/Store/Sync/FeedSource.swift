@@ -32,21 +32,11 @@ public enum FeedSource: Sendable, Hashable, CustomStringConvertible {
     public var key: String {
         switch self {
         case .file(let url): url.path
-        case .remote(let url): Self.redacted(url)
+        case .remote(let url): url.redacted
         }
     }
 
     public var description: String { key }
-
-    /// A URL as it may be shown or stored: without user name or password.
-    static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
-              components.user != nil || components.password != nil
-        else { return url.absoluteString }
-        components.user = nil
-        components.password = nil
-        return components.url?.absoluteString ?? url.absoluteString
-    }
 }
 
 public enum FeedSourceError: Error, Sendable, Equatable, CustomStringConvertible {

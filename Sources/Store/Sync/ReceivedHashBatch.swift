@@ -38,7 +38,7 @@ struct ReceivedHashBatch {
     /// Writes every buffered row.
     mutating func flush() throws {
         guard let kind = pending.first?.kind else { return }
-        let sql = pending.count == Self.rowsPerStatement ? Self.fullBatchSQL[kind]! : Self.sql(rows: pending.count, kind: kind)
+        let sql = pending.count == Self.rowsPerStatement ? Self.fullBatchSQL[kind] ?? Self.sql(rows: pending.count, kind: kind) : Self.sql(rows: pending.count, kind: kind)
         let statement = try db.cachedStatement(sql)
         defer {
             statement.reset()

@@ -31,12 +31,15 @@ struct Reconciler: FeedSink {
     private var previousExisted = false
     /// Received hashes to write, batched; flushed before any read of them and by `finish()`.
     private var received: ReceivedHashBatch
+    /// The app kinds registered with the store, for their tombstones.
+    private let recordTypes: [any StoreRecord.Type]
 
     /// Records the source, its pages' validators and the policy (inside the sync's write
     /// transaction, so a failed sync leaves no trace of them), ready for the first record.
     init(db: Database, source: String, validators: [PageValidators]?, policy: SyncPolicy, imageBudget: Int, now: Date,
-         status: SyncReport.Status) throws {
+         status: SyncReport.Status, recordTypes: [any StoreRecord.Type] = []) throws {
         self.db = db
+        self.recordTypes = recordTypes
         self.source = source
         self.policy = policy
         self.imageBudget = imageBudget
@@ -44,6 +47,7 @@ struct Reconciler: FeedSink {
         self.report = SyncReport(status: status, source: source, policy: policy)
         sourceID = try SyncStateTable(db: db).saveSource(source, pages: validators, policy: policy, syncedAt: now)
         received = ReceivedHashBatch(db: db, sourceID: sourceID)
+        for type in recordTypes { report.appKinds[type.kind] = SyncReport.Counts() }
     }
 
     /// Writes what is still buffered and evicts the image cache down to its budget, so the
@@ -76,6 +80,20 @@ struct Reconciler: FeedSink {
         try reconcile(image)
     }
 
+    mutating func receive(record: any StoreRecord) throws {
+        try db.checkCancellation()
+        try reconcileAppRecord(record)
+    }
+
+    /// Opens the existential: the generic reconciler then calls the kind's table directly.
+    private mutating func reconcileAppRecord<Record: StoreRecord>(_ record: Record) throws {
+        try reconcile(record, in: db.records(Record.self))
+    }
+
+    private mutating func tombstoneAppRecord<Record: StoreRecord>(_ key: String, type: Record.Type) throws {
+        try tombstone(key, in: db.records(Record.self))
+    }
+
     mutating func receiveTombstone(_ key: String, kind: RecordKind) throws {
         try db.checkCancellation()
         switch kind {
@@ -83,6 +101,10 @@ struct Reconciler: FeedSink {
         case .order: try tombstone(key, in: db.orders)
         case .event: try tombstone(key, in: db.events)
         case .image: try tombstoneImage(key)
+        default:
+            // The validator reads tombstones only for registered kinds.
+            guard let type = recordTypes.first(where: { $0.kind == kind }) else { return }
+            try tombstoneAppRecord(key, type: type)
         }
     }
 

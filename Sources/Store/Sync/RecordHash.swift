@@ -6,7 +6,7 @@ import Foundation
 struct RecordHash {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    private mutating func byte(_ byte: UInt8) {
+    fileprivate mutating func byte(_ byte: UInt8) {
         value ^= UInt64(byte)
         value &*= 0x0000_0100_0000_01B3
     }
@@ -47,39 +47,6 @@ struct RecordHash {
         for unit in data { byte(unit) }
     }
 
-    static func of(_ framework: Framework) -> UInt64 {
-        var hash = RecordHash()
-        hash.add(framework.id)
-        hash.add(framework.name)
-        hash.add(framework.imageName)
-        hash.add(framework.urlString)
-        hash.add(framework.description)
-        return hash.value
-    }
-
-    static func of(_ order: Order) -> UInt64 {
-        var hash = RecordHash()
-        hash.add(order.id)
-        hash.add(Timestamp.milliseconds(order.placedAt))
-        hash.add(Int64(order.items.count))
-        for item in order.items {
-            hash.add(item.itemName)
-            hash.add(item.price.minorUnits)
-            hash.add(Int64(item.aisle))
-            hash.add(Int64(item.quantity))
-        }
-        return hash.value
-    }
-
-    static func of(_ event: Event) -> UInt64 {
-        var hash = RecordHash()
-        hash.add(event.id)
-        hash.add(event.title)
-        hash.add(Int64(event.date.daysSinceEpoch))
-        hash.add(event.notes)
-        return hash.value
-    }
-
     /// A token's hash, so equal tokens can be told apart from different ones without keeping it.
     static func of(token: String?) -> UInt64 {
         var hash = RecordHash()
@@ -92,5 +59,18 @@ struct RecordHash {
         hash.add(contentType)
         hash.add(data)
         return hash.value
+    }
+}
+
+extension RecordHash {
+    /// A column value, tagged with its storage class so `1` and `'1'` differ.
+    mutating func add(_ value: SQLValue) {
+        switch value {
+        case .null: byte(0)
+        case .integer(let integer): byte(1); add(integer)
+        case .real(let real): byte(2); add(Int64(bitPattern: real.bitPattern))
+        case .text(let text): byte(3); add(text)
+        case .blob(let data): byte(4); add(data)
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 extension Store {
-    /// Reconciles the store with a feed (FEED.md) from a file or an http(s) URL.
+    /// Reconciles the store with a feed (<doc:FeedFormat>) from a file or an http(s) URL.
     ///
     /// Guarantees:
     /// - every page is read before anything is written; then, inside one write transaction,
@@ -89,12 +89,13 @@ extension Store {
         let newValidators = fetched.validators
         let policy = options.policy
         let dryRun = options.dryRun
+        let recordTypes = configuration.recordTypes
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(db: db, source: key, validators: newValidators, policy: policy,
-                                                imageBudget: budget, now: now, status: status)
-                var validator = FeedValidator()
+                                                imageBudget: budget, now: now, status: status, recordTypes: recordTypes)
+                var validator = FeedValidator(recordTypes: recordTypes)
                 for page in fetched.pages {
                     try validator.add(page.body, source: page.name, pageURL: page.url, into: &reconciler)
                     for problem in page.problems { validator.report(source: problem.source, path: problem.path, message: problem.message) }
@@ -169,7 +170,7 @@ extension Store {
                     do {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
-                            image.url, from: location, contentType: image.contentType, store: self, fetcher: fetcher,
+                            image.url, from: location, contentType: image.contentType, fetcher: fetcher,
                             maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {

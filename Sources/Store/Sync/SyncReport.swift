@@ -47,6 +47,8 @@ public struct SyncReport: Sendable, Equatable {
     public var frameworks = Counts()
     public var orders = Counts()
     public var events = Counts()
+    /// The app kinds' counts (`Store.Configuration.recordTypes`), per kind.
+    public var appKinds: [RecordKind: Counts] = [:]
     public var images = ImageCounts()
     /// Records kept because they changed on both sides (three-way) — kind and key.
     public var conflicts: [Change] = []
@@ -65,6 +67,7 @@ public struct SyncReport: Sendable, Equatable {
             case .order: orders
             case .event: events
             case .image: Counts()
+            default: appKinds[kind] ?? Counts()
             }
         }
         set {
@@ -73,12 +76,13 @@ public struct SyncReport: Sendable, Equatable {
             case .order: orders = newValue
             case .event: events = newValue
             case .image: break
+            default: appKinds[kind] = newValue
             }
         }
     }
 
     /// `{"status": ..., "frameworks": {...}, "orders": {...}, "events": {...}, "images": {...}}`.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         func counts(_ c: Counts) -> JSONValue {
             .object(["inserted": .integer(c.inserted), "updated": .integer(c.updated), "kept": .integer(c.kept),
                      "unchanged": .integer(c.unchanged), "deleted": .integer(c.deleted)])
@@ -90,6 +94,11 @@ public struct SyncReport: Sendable, Equatable {
             JSONMember("frameworks", counts(frameworks)),
             JSONMember("orders", counts(orders)),
             JSONMember("events", counts(events)),
+        ]
+        for kind in appKinds.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            members.append(JSONMember(kind.plural, counts(appKinds[kind]!)))
+        }
+        members += [
             JSONMember("images", .object([
                 "stored": .integer(images.stored), "alreadyCached": .integer(images.alreadyCached),
                 "downloaded": .integer(images.downloaded), "failed": .integer(images.failed), "deleted": .integer(images.deleted),

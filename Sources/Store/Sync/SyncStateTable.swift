@@ -130,7 +130,7 @@ public struct SyncHistoryEntry: Sendable, Equatable {
             && lhs.reportJSON == rhs.reportJSON && lhs.error == rhs.error
     }
 
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var members = [
             JSONMember("source", .string(source)), JSONMember("startedAt", .string(Timestamp.format(startedAt))),
             JSONMember("finishedAt", .string(Timestamp.format(finishedAt))), JSONMember("policy", .string(policy.rawValue)),

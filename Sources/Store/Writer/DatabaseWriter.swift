@@ -55,6 +55,7 @@ actor DatabaseWriter {
         path: String, options: Database.OpenOptions,
         maximumBatchSize: Int = .max,
         gathersBatches: Bool = false,
+        observedTables: [ObservedKindTable] = ObservedKindTable.builtIn,
         now: @escaping @Sendable () -> Date,
         willCommit: @escaping @Sendable (_ transaction: Int64) -> Void,
         onCommit: @escaping @Sendable ([Change]) -> Void,
@@ -62,7 +63,7 @@ actor DatabaseWriter {
     ) throws {
         let database = try Database(path: path, options: options)
         try prepare(database)
-        database.collectChanges(of: ObservedTable.builtIn)
+        database.collectChanges(of: observedTables)
         self.database = database
         self.now = now
         self.busyTimeout = options.busyTimeout

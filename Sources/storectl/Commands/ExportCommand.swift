@@ -35,9 +35,9 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let pages = try await withStoreErrors(store.resolvedPath) {
-            try await opened.exportFeedPages(pageSize: pageSize, includingImageData: !noImageData)
+        let (pageSize, includingImageData) = (pageSize, !noImageData)
+        let pages = try await store.withStore(.existing) {
+            try await $0.exportFeedPages(pageSize: pageSize, includingImageData: includingImageData)
         }
         guard let out else { return Output.writeRaw(Data(pages[0].text.utf8)) }
         guard pageSize != nil else {
@@ -64,11 +64,13 @@ struct ExportCommand: AsyncParsableCommand {
         Output.printError("wrote \(pages.count) page\(pages.count == 1 ? "" : "s") to \(out)")
     }
 
-    /// Each file through a temporary file renamed into place: a failed export leaves the old
-    /// files whole (see `OutputFile.write`).
+    /// Each file through a temporary file renamed into place: a failed or interrupted export
+    /// leaves the old files whole and no temporary file (see `OutputFile.write`).
     private func write(_ files: [(path: String, text: String)]) throws {
         do {
             try OutputFile.write(files.map { ($0.path, Data($0.text.utf8)) })
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw CLIError("\(error)")
         }

@@ -19,24 +19,24 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON lines.") var json = false
 
     func run() async throws {
-        let opened = try await store.open()
         let kinds: Set<RecordKind> = kind.map { [$0] } ?? Set(RecordKind.allCases)
-        let json = json
-        // Subscribed, and its start read, before "watching" is printed: every change committed
-        // after that line, by any process, is printed.
-        let changes = await opened.changesFromNow(of: kinds)
-        let watching = Task {
-            for await batch in changes {
-                for change in batch.changes {
-                    if json { Output.printJSON(change.jsonValue, pretty: false) } else { Output.print(Self.line(change)) }
+        let (json, path) = (json, store.resolvedPath)
+        try await store.withStore(.existing) { opened in
+            // Subscribed, and its start read, before "watching" is printed: every change committed
+            // after that line, by any process, is printed.
+            let changes = await opened.changesFromNow(of: kinds)
+            let watching = Task {
+                for await batch in changes {
+                    for change in batch.changes {
+                        if json { Output.printJSON(change.jsonValue, pretty: false) } else { Output.print(Self.line(change)) }
+                    }
                 }
             }
+            let signals = await Self.onInterrupt { watching.cancel() }
+            Output.printError("watching \(path) for changes; Ctrl-C to stop")
+            await watching.value
+            for signal in signals { signal.cancel() }
         }
-        let signals = await Self.onInterrupt { watching.cancel() }
-        Output.printError("watching \(store.resolvedPath) for changes; Ctrl-C to stop")
-        await watching.value
-        signals.forEach { $0.cancel() }
-        await opened.close()
     }
 
     static func line(_ change: Change) -> TerminalText {
@@ -62,5 +62,3 @@ struct WatchCommand: AsyncParsableCommand {
         return sources
     }
 }
-
-extension RecordKind: ExpressibleByArgument {}

@@ -3,7 +3,7 @@ import Foundation
 import Store
 
 /// `--db PATH`, `--busy-timeout SECONDS` and `--durability normal|full`, accepted before the
-/// subcommand or after it.
+/// subcommand or after it; and `withStore`, the one way a command reaches the store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $STORECTL_DB, else $XDG_DATA_HOME/storectl/store.sqlite).", valueName: "path"))
     var db: String?
@@ -11,22 +11,21 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("busy-timeout"), help: ArgumentHelp(
         "Seconds a write waits for another process's write before failing (default: $STORECTL_BUSY_TIMEOUT, else 60).",
         valueName: "seconds"))
-    var busyTimeout: String?
+    var busyTimeout: BusyTimeout?
 
     @Option(name: .customLong("durability"), help: ArgumentHelp(
         "normal (a commit survives a crash of storectl, maybe not a power cut) or full (it survives a power cut) (default: $STORECTL_DURABILITY, else full).",
         valueName: "normal|full"))
-    var durability: String?
+    var durability: Store.Durability?
 
     /// An empty --db or STORECTL_DB is a mistake (an unset variable in a script), not a request
-    /// for the default store; a malformed busy timeout too.
+    /// for the default store; a malformed STORECTL_BUSY_TIMEOUT or STORECTL_DURABILITY too.
     func validate() throws {
         if db?.isEmpty == true { throw ValidationError("--db: the path is empty") }
         if db == nil, ProcessInfo.processInfo.environment["STORECTL_DB"]?.isEmpty == true {
             throw ValidationError("STORECTL_DB is set but empty: name the store's file, or unset it for the default store")
         }
-        _ = try resolvedBusyTimeout()
-        _ = try resolvedDurability()
+        _ = try configuration()
     }
 
     /// The database path: --db, then STORECTL_DB, then the XDG data directory.
@@ -39,36 +38,50 @@ struct StoreOptions: ParsableArguments {
         return dataHome + "/storectl/store.sqlite"
     }
 
-    /// --busy-timeout, then STORECTL_BUSY_TIMEOUT, else nil (the library's default, 60 s).
-    func resolvedBusyTimeout() throws -> Duration? {
-        let (text, name) = busyTimeout.map { ($0, "--busy-timeout") }
-            ?? (ProcessInfo.processInfo.environment["STORECTL_BUSY_TIMEOUT"], "STORECTL_BUSY_TIMEOUT")
-        guard let text else { return nil }
-        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
-            throw ValidationError("\(name): '\(text)' is not a number of seconds from 0 to 86400")
-        }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+    /// True when neither --db nor STORECTL_DB names the file.
+    private var isDefaultLocation: Bool {
+        db == nil && ProcessInfo.processInfo.environment["STORECTL_DB"]?.isEmpty ?? true
     }
 
-    /// --durability, then STORECTL_DURABILITY, else nil (the library's default, full).
-    func resolvedDurability() throws -> Store.Durability? {
-        let (text, name) = durability.map { ($0, "--durability") }
-            ?? (ProcessInfo.processInfo.environment["STORECTL_DURABILITY"], "STORECTL_DURABILITY")
-        guard let text else { return nil }
-        guard let mode = Store.Durability(rawValue: text) else {
-            throw ValidationError("\(name): '\(text)' is not normal or full")
+    /// The busy timeout (--busy-timeout, then STORECTL_BUSY_TIMEOUT, else the library's 60 s) and
+    /// durability (--durability, then STORECTL_DURABILITY, else the library's full).
+    private func configuration() throws -> Store.Configuration {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = Store.Configuration()
+        if let timeout = try busyTimeout ?? environment["STORECTL_BUSY_TIMEOUT"].map({
+            try BusyTimeout(environment: $0, name: "STORECTL_BUSY_TIMEOUT")
+        }) {
+            configuration.busyTimeout = timeout.duration
         }
-        return mode
+        if let durability = try durability ?? environment["STORECTL_DURABILITY"].map({ text in
+            guard let mode = Store.Durability(rawValue: text) else {
+                throw ValidationError("STORECTL_DURABILITY: '\(text)' is not normal or full")
+            }
+            return mode
+        }) {
+            configuration.durability = durability
+        }
+        return configuration
     }
 
-    /// Opens the store, creating its folder (mode 0700) for the default location. With
-    /// `existing`, a store named by --db or STORECTL_DB that does not exist is an error and
-    /// nothing is created: for commands that only read, so a mistyped path is reported rather
-    /// than made into a new store. The default location is still created on first use.
-    func open(existing: Bool = false, configure: (inout Store.Configuration) -> Void = { _ in }) async throws -> Store {
+    /// Opens the store, runs `body` with it, and closes it on every path (so SQLite folds the WAL
+    /// into the main file and deletes the -wal and -shm files: a copy of the file alone has every
+    /// write). Store errors, from opening or from `body`, become one sentence naming the file
+    /// (exit 1); other errors (usage errors, `ExitCode`, cancellation, a command's own
+    /// `CLIError`) pass through as they are.
+    ///
+    /// `access` says whether a missing --db or STORECTL_DB file is created or refused (see
+    /// `StoreAccess`); the default location, and its folder (mode 0700), are created on first
+    /// use. A `.creating` command that fails removes the file it created.
+    func withStore<T>(
+        _ access: StoreAccess,
+        configure: (inout Store.Configuration) throws -> Void = { _ in },
+        _ body: (Store) async throws -> T
+    ) async throws -> T {
         let path = resolvedPath
-        let isDefault = db == nil && ProcessInfo.processInfo.environment["STORECTL_DB"]?.isEmpty ?? true
-        if isDefault {
+        var configuration = try configuration()
+        try configure(&configuration)
+        if isDefaultLocation {
             let folder = (path as NSString).deletingLastPathComponent
             do {
                 try FileManager.default.createDirectory(
@@ -77,22 +90,43 @@ struct StoreOptions: ParsableArguments {
                 throw CLIError("cannot create the folder \(folder): \(error.localizedDescription)")
             }
         }
-        var configuration = Store.Configuration()
-        if let timeout = try resolvedBusyTimeout() { configuration.busyTimeout = timeout }
-        if let durability = try resolvedDurability() { configuration.durability = durability }
-        configuration.createIfMissing = !existing || isDefault
-        configure(&configuration)
+        configuration.createIfMissing = access == .creating || isDefaultLocation
+        let existed = FileManager.default.fileExists(atPath: path)
+        let store: Store
         do {
-            let opened = try await Store.open(at: path, configuration: configuration)
-            await OpenStores.shared.register(opened)
-            return opened
-        } catch let error as StoreError {
-            switch error {
-            case .notAStore, .storeNotFound, .cannotOpen: throw CLIError("\(error)") // these name the path already
-            default: throw CLIError("\(path): \(error)")
-            }
+            store = try await Store.open(at: path, configuration: configuration)
         } catch {
-            throw CLIError("\(path): \(error)")
+            throw Self.describe(error, path: path)
         }
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body(store))
+        } catch {
+            result = .failure(error)
+        }
+        await store.close()
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            if access == .creating, !existed { Self.remove(path) }
+            switch error {
+            case is StoreError, is SQLiteError: throw Self.describe(error, path: path)
+            default: throw error
+            }
+        }
+    }
+
+    /// A store's error as one sentence that names the file, once.
+    private static func describe(_ error: any Error, path: String) -> CLIError {
+        switch error as? StoreError {
+        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: CLIError("\(error)")  // these name the path already
+        default: CLIError("\(path): \(error)")
+        }
+    }
+
+    /// Removes a store file this command created and its companions.
+    private static func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }

@@ -20,9 +20,13 @@ struct ChangeLogFormatTests {
     @Test func readsBackEveryChangeInOrder() {
         #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode(Self.mixed))) == Self.mixed)
         #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode([]))).isEmpty)
-        // What it does not understand (a later version's element, a damaged row) it skips.
-        let unknown = #"[{"kind":"framework","operation":"insert","keys":["a"]},{"kind":"tag","key":"t","operation":"insert"},3]"#
-        #expect(ChangeLogTable.changes(in: Data(unknown.utf8)) == [Change(kind: .framework, key: "a", operation: .insert)])
+        // What it does not understand (a later version's element, a damaged row) it skips. A kind
+        // it does not know is an app's (kinds are open) and is read like any other.
+        let unknown = #"[{"kind":"framework","operation":"insert","keys":["a"]},{"kind":"tag","key":"t","operation":"insert"},{"kind":"tag","key":"u","operation":"rename"},3]"#
+        #expect(ChangeLogTable.changes(in: Data(unknown.utf8)) == [
+            Change(kind: .framework, key: "a", operation: .insert),
+            Change(kind: RecordKind(rawValue: "tag"), key: "t", operation: .insert),
+        ])
         #expect(ChangeLogTable.changes(in: Data("not json".utf8)).isEmpty)
     }
 

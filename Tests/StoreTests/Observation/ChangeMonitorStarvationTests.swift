@@ -17,7 +17,7 @@ struct ChangeMonitorStarvationTests {
                 finish: {})
             let id = try #require(subscription)
             defer { store.changeMonitor.unsubscribe(id) }
-            await store.changeMonitor.readStart(id, of: store)
+            await store.changeMonitor.readStart(id)
 
             // Occupy every thread of the pool (as wide as the machine has cores) until released.
             let width = ProcessInfo.processInfo.activeProcessorCount

@@ -126,7 +126,7 @@ struct RawWriteObservationTests {
 /// WITHOUT ROWID table, and the hooks' view of commit and rollback.
 @Suite("Change collector hooks")
 struct ChangeCollectorTests {
-    static let table = ObservedTable(table: "notes", kind: .event, keyColumn: "id", dateColumn: "day")
+    static let table = ObservedKindTable(.event, ObservedTable(table: "notes", keyColumn: "id", dateColumn: "day"))
 
     static func connection(in directory: TemporaryDirectory, withoutRowID: Bool) throws -> Database {
         let db = try Database(path: directory.databasePath, options: .init())

@@ -46,7 +46,7 @@ struct ImageSyncBehaviourTests {
             let outcomes = try await withThrowingTaskGroup(of: ImagePipeline.Outcome.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        try await pipeline.load(imageURL.absoluteString, from: imageURL, store: store, fetcher: fetcher,
+                        try await pipeline.load(imageURL.absoluteString, from: imageURL, fetcher: fetcher,
                                                 maximumBytes: 1 << 20, timeout: .seconds(10))
                     }
                 }

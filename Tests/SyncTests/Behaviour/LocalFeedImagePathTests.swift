@@ -110,7 +110,7 @@ struct LocalImageDownloadTests {
                                        (folder.file("feed/../secret.txt"), folder.file("feed")),
                                        (folder.file("secret.txt"), nil)] {
                 await #expect(throws: FeedSourceError.self) {
-                    try await pipeline.load("late.png", from: location, store: store, fetcher: store.fetcher,
+                    try await pipeline.load("late.png", from: location, fetcher: store.fetcher,
                                             maximumBytes: 1 << 20, timeout: .seconds(5), within: within)
                 }
             }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How `HTTPFetcher` retries.
+/// How sync and image loads retry a failed HTTP request (connection failures, 5xx and 429).
 public struct RetryPolicy: Sendable, Equatable {
     /// Attempts in all, the first included (at least 1 is made).
     public var maximumAttempts: Int
@@ -11,6 +11,9 @@ public struct RetryPolicy: Sendable, Equatable {
     /// A server's Retry-After is honoured up to this long.
     public var maximumRetryAfter: Duration
 
+    /// A policy of at most `maximumAttempts` attempts (1: no retry), waiting `baseDelay` doubled
+    /// per retry, with jitter, up to `maximumDelay`; a server's Retry-After is honoured up to
+    /// `maximumRetryAfter`.
     public init(maximumAttempts: Int = 4, baseDelay: Duration = .milliseconds(500),
                 maximumDelay: Duration = .seconds(30), maximumRetryAfter: Duration = .seconds(60)) {
         self.maximumAttempts = maximumAttempts
@@ -48,14 +51,14 @@ public struct RetryPolicy: Sendable, Equatable {
 /// past it. So a stalled server fails the request after about `request.timeout`, however many
 /// attempts the policy allows. When retrying stops on a transient failure, the error is
 /// `HTTPError.gaveUp`, which says how many attempts were made.
-public struct HTTPFetcher: Sendable {
-    public var transport: HTTPTransport
-    public var clock: StoreClock
-    public var policy: RetryPolicy
+struct HTTPFetcher: Sendable {
+    var transport: HTTPTransport
+    var clock: StoreClock
+    var policy: RetryPolicy
     /// The jitter source: a value in 0..<1 per retry. Injected so tests are deterministic.
-    public var random: @Sendable () -> Double
+    var random: @Sendable () -> Double
 
-    public init(transport: HTTPTransport = .live, clock: StoreClock = .live, policy: RetryPolicy = RetryPolicy(),
+    init(transport: HTTPTransport = .live, clock: StoreClock = .live, policy: RetryPolicy = RetryPolicy(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.transport = transport
         self.clock = clock
@@ -63,7 +66,7 @@ public struct HTTPFetcher: Sendable {
         self.random = random
     }
 
-    public func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
         let attempts = max(policy.maximumAttempts, 1)
         // Time spent so far: the attempts as measured, plus the waits as asked of `clock` (which
         // tests replace with one that does not really sleep).

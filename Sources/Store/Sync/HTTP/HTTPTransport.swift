@@ -2,6 +2,7 @@ import Foundation
 
 /// One HTTP GET as the sync engine asks for it.
 public struct HTTPRequest: Sendable, Equatable {
+    /// The http(s) URL to GET.
     public var url: URL
     /// Extra request headers (If-None-Match, If-Modified-Since, Authorization, ...).
     public var headers: [String: String]
@@ -13,6 +14,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// http and https, is always refused.
     public var maximumRedirects: Int
 
+    /// A GET of `url` with these limits.
     public init(url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(30),
                 maximumBytes: Int = 256 * 1024 * 1024, maximumRedirects: Int = 5) {
         self.url = url
@@ -27,11 +29,14 @@ public struct HTTPRequest: Sendable, Equatable {
 public struct HTTPResponse: Sendable, Equatable {
     /// The URL that answered, after redirects.
     public var url: URL
+    /// The HTTP status code (200, 304, ...).
     public var status: Int
     /// Header names in lowercase.
     public var headers: [String: String]
+    /// The whole body, at most the request's `maximumBytes`.
     public var body: Data
 
+    /// A response; header names are lowercased (the first of two that differ only in case wins).
     public init(url: URL, status: Int, headers: [String: String] = [:], body: Data = Data()) {
         self.url = url
         self.status = status
@@ -46,8 +51,12 @@ public struct HTTPResponse: Sendable, Equatable {
 /// A transport performs exactly one exchange (following redirects under the request's rules):
 /// it does not retry; `HTTPFetcher` does.
 public struct HTTPTransport: Sendable {
+    /// Performs one exchange for the request. Throws ``HTTPError`` for a failure of the
+    /// exchange (connection, timeout, size, redirect); a non-2xx status is a response, not an
+    /// error.
     public var send: @Sendable (HTTPRequest) async throws -> HTTPResponse
 
+    /// A transport that sends requests with `send`.
     public init(send: @escaping @Sendable (HTTPRequest) async throws -> HTTPResponse) {
         self.send = send
     }
@@ -90,15 +99,15 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .connectionFailed(let url, let reason): "\(FeedSource.redacted(url)): cannot connect: \(reason)"
-        case .timedOut(let url, let after): "\(FeedSource.redacted(url)): timed out after \(Self.seconds(after))"
+        case .connectionFailed(let url, let reason): "\(url.redacted): cannot connect: \(reason)"
+        case .timedOut(let url, let after): "\(url.redacted): timed out after \(Self.seconds(after))"
         case .truncated(let url, let expected, let received):
-            "\(FeedSource.redacted(url)): the body was cut short (\(received) of \(expected) bytes)"
-        case .tooLarge(let url, let limit): "\(FeedSource.redacted(url)): the body is larger than the limit of \(limit) bytes"
-        case .tooManyRedirects(let url, let limit): "\(FeedSource.redacted(url)): more than \(limit) redirects"
+            "\(url.redacted): the body was cut short (\(received) of \(expected) bytes)"
+        case .tooLarge(let url, let limit): "\(url.redacted): the body is larger than the limit of \(limit) bytes"
+        case .tooManyRedirects(let url, let limit): "\(url.redacted): more than \(limit) redirects"
         case .redirectRefused(let from, let to, let reason):
-            "\(FeedSource.redacted(from)): refused to follow the redirect to \(FeedSource.redacted(to)): \(reason)"
-        case .status(let url, let code): "\(FeedSource.redacted(url)): HTTP \(code)"
+            "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"
+        case .status(let url, let code): "\(url.redacted): HTTP \(code)"
         case .gaveUp(let last, let attempts, let timeout):
             // A timeout is the request's, whatever time its last attempt had left.
             if case .timedOut(let url, _) = last {

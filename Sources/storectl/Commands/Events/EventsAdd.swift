@@ -7,18 +7,16 @@ struct EventsAdd: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Option(help: "A new id (1 to 200 characters).") var id: String
     @Option(help: "Title.") var title: String
-    @Option(help: "Its day, YYYY-MM-DD.") var date: String
+    @Option(help: ArgumentHelp("Its day.", valueName: "YYYY-MM-DD")) var date: CalendarDate
     @Option(help: "Notes.") var notes: String?
 
     func validate() throws {
         if let problem = RecordKind.idProblem(id) { throw ValidationError("--id: \(problem)") }
-        _ = try parseDate(date, name: "--date")
     }
 
     func run() async throws {
-        let event = Event(id: id, title: title, date: try parseDate(date, name: "--date"), notes: notes)
-        let opened = try await store.open()
-        try await withStoreErrors(store.resolvedPath) { try await opened.events.insert(event) }
+        let event = Event(id: id, title: title, date: date, notes: notes)
+        try await store.withStore(.creating) { try await $0.events.insert(event) }
         Output.print("added event \(id) on \(event.date)")
     }
 }

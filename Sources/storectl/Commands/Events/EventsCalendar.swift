@@ -8,14 +8,11 @@ struct EventsCalendar: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
-    @Argument(help: "The month, YYYY-MM.") var month: String
-
-    func validate() throws { _ = try parseMonth(month, name: "month") }
+    @Argument(help: ArgumentHelp("The month.", valueName: "YYYY-MM")) var month: YearMonth
 
     func run() async throws {
-        let month = try parseMonth(month, name: "month")
-        let opened = try await store.open(existing: true)
-        let dates = try await withStoreErrors(store.resolvedPath) { try await opened.events.dates(in: month) }
+        let month = month
+        let dates = try await store.withStore(.existing) { try await $0.events.dates(in: month) }
         Output.print(Self.render(month, counts: Dictionary(uniqueKeysWithValues: dates.map { ($0.date.day, $0.count) })))
     }
 

@@ -8,9 +8,9 @@ struct EventsDelete: AsyncParsableCommand {
     @Argument(help: "The event's id.") var id: String
 
     func run() async throws {
-        let opened = try await store.open()
-        try await withStoreErrors(store.resolvedPath) {
-            guard try await opened.events.delete(id) else { throw StoreError.recordNotFound(kind: .event, key: id) }
+        let id = id
+        try await store.withStore(.existing) {
+            guard try await $0.events.delete(id) else { throw StoreError.recordNotFound(kind: .event, key: id) }
         }
         Output.print("deleted event \(id)")
     }

@@ -9,9 +9,9 @@ struct EventsShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped event as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let event = try await withStoreErrors(store.resolvedPath) {
-            guard let event = try await opened.events.find(id) else { throw StoreError.recordNotFound(kind: .event, key: id) }
+        let id = id
+        let event = try await store.withStore(.existing) {
+            guard let event = try await $0.events.find(id) else { throw StoreError.recordNotFound(kind: .event, key: id) }
             return event
         }
         if json { return Output.printJSON(event.jsonValue) }

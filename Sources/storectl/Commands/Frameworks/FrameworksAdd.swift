@@ -16,9 +16,8 @@ struct FrameworksAdd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await store.open()
         let framework = Framework(id: id, name: name, imageName: imageName, urlString: url, description: description)
-        try await withStoreErrors(store.resolvedPath) { try await opened.frameworks.insert(framework) }
+        try await store.withStore(.creating) { try await $0.frameworks.insert(framework) }
         Output.print("added framework \(id)")
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-struct FrameworksCommand: AsyncParsableCommand {
+struct FrameworksCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "frameworks",
         abstract: "List, show, add, update and delete frameworks.",

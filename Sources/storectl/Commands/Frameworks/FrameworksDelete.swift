@@ -8,9 +8,9 @@ struct FrameworksDelete: AsyncParsableCommand {
     @Argument(help: "The framework's id.") var id: String
 
     func run() async throws {
-        let opened = try await store.open()
-        try await withStoreErrors(store.resolvedPath) {
-            guard try await opened.frameworks.delete(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }
+        let id = id
+        try await store.withStore(.existing) {
+            guard try await $0.frameworks.delete(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }
         }
         Output.print("deleted framework \(id)")
     }

@@ -8,8 +8,7 @@ struct FrameworksList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of feed-shaped frameworks.") var json = false
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let frameworks = try await withStoreErrors(store.resolvedPath) { try await opened.frameworks.fetchAll() }
+        let frameworks = try await store.withStore(.existing) { try await $0.frameworks.fetchAll() }
         if json { return Output.printJSON(.array(frameworks.map(\.jsonValue))) }
         var table = Table("ID", "NAME", "IMAGE NAME", "URL")
         for framework in frameworks { table.append(framework.id, framework.name, framework.imageName, framework.urlString) }

@@ -9,10 +9,9 @@ struct FrameworksShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped framework as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let path = store.resolvedPath
-        let framework = try await withStoreErrors(path) {
-            guard let framework = try await opened.frameworks.find(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }
+        let id = id
+        let framework = try await store.withStore(.existing) {
+            guard let framework = try await $0.frameworks.find(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }
             return framework
         }
         if json { return Output.printJSON(framework.jsonValue) }

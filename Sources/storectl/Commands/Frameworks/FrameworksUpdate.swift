@@ -18,9 +18,8 @@ struct FrameworksUpdate: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await store.open()
         let (id, name, imageName, url, description) = (id, name, imageName, url, description)
-        try await withStoreErrors(store.resolvedPath) {
+        try await store.withStore(.existing) { opened in
             // Read and write in one transaction, so a concurrent change is not overwritten with stale fields.
             try await opened.write { db in
                 guard var framework = try db.frameworks.find(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }

@@ -8,9 +8,9 @@ struct ImagesDelete: AsyncParsableCommand {
     @Argument(help: "The image's URL.") var url: String
 
     func run() async throws {
-        let opened = try await store.open()
-        try await withStoreErrors(store.resolvedPath) {
-            guard try await opened.images.delete(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
+        let url = url
+        try await store.withStore(.existing) {
+            guard try await $0.images.delete(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
         }
         Output.print("deleted image \(url)")
     }

@@ -19,14 +19,16 @@ struct ImagesGet: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try await cache.open(store, existing: true)
-        let image = try await withStoreErrors(store.resolvedPath) {
-            guard let image = try await opened.images.get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
+        let url = url
+        let image = try await store.withStore(.existing, configure: cache.configure) {
+            guard let image = try await $0.images.get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
             return image
         }
         guard let out else { return Output.writeRaw(image.data) }
         do {
             try OutputFile.write(image.data, to: out)
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw CLIError("\(error)")
         }

@@ -9,8 +9,7 @@ struct ImagesList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of {url, contentType, size, storedAt, lastAccessAt}.") var json = false
 
     func run() async throws {
-        let opened = try await cache.open(store, existing: true)
-        let images = try await withStoreErrors(store.resolvedPath) { try await opened.images.list() }
+        let images = try await store.withStore(.existing, configure: cache.configure) { try await $0.images.list() }
         if json { return Output.printJSON(.array(images.map(\.jsonValue))) }
         var table = Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2])
         for image in images {

@@ -9,8 +9,7 @@ struct ImagesPrune: AsyncParsableCommand {
     @OptionGroup var cache: ImageCacheOptions
 
     func run() async throws {
-        let opened = try await cache.open(store)
-        let evicted = try await withStoreErrors(store.resolvedPath) { try await opened.images.prune() }
+        let evicted = try await store.withStore(.existing, configure: cache.configure) { try await $0.images.prune() }
         for url in evicted { Output.print("evicted \(url)") }
         Output.print("evicted \(evicted.count) image\(evicted.count == 1 ? "" : "s")")
     }

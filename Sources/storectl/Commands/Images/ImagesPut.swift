@@ -32,9 +32,9 @@ struct ImagesPut: AsyncParsableCommand {
             throw CLIError("\(file): cannot read: \(error.localizedDescription)")
         }
         let type = contentType ?? Self.contentType(forExtension: (file as NSString).pathExtension)
-        let opened = try await cache.open(store)
-        let evicted = try await withStoreErrors(store.resolvedPath) {
-            try await opened.images.put(url, data: data, contentType: type)
+        let url = url
+        let evicted = try await store.withStore(.creating, configure: cache.configure) {
+            try await $0.images.put(url, data: data, contentType: type)
         }
         let evictions = evicted.isEmpty ? "" : "; evicted \(evicted.count) least recently used"
         Output.print("cached \(url) (\(data.count) bytes)\(evictions)")

@@ -9,8 +9,7 @@ struct ImagesStats: AsyncParsableCommand {
     @Flag(help: "Print {count, totalBytes, budgetBytes} as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await cache.open(store, existing: true)
-        let stats = try await withStoreErrors(store.resolvedPath) { try await opened.images.stats() }
+        let stats = try await store.withStore(.existing, configure: cache.configure) { try await $0.images.stats() }
         if json {
             return Output.printJSON(.object([
                 "count": .integer(stats.count), "totalBytes": .integer(stats.totalBytes), "budgetBytes": .integer(stats.budgetBytes),

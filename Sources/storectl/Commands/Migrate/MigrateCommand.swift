@@ -14,27 +14,23 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let path = store.resolvedPath
-        let opened = try await store.open(existing: dryRun) { $0.migrateOnOpen = false }
-        try await withStoreErrors(path) {
-            if dryRun {
-                let pending = try await opened.pendingMigrations()
-                if pending.isEmpty {
-                    Output.print("\(path): up to date; nothing to apply")
-                } else {
-                    for status in pending { Output.print("would apply \(identifier(status))") }
-                }
-            } else {
-                let applied = try await opened.migrate()
-                if applied.isEmpty {
-                    Output.print("\(path): up to date; nothing to apply")
-                } else {
-                    for migration in applied { Output.print("applied \(migration.identifier)") }
-                }
+        if dryRun {
+            let pending = try await store.withStore(.existing, configure: { $0.migrateOnOpen = false }) {
+                try await $0.pendingMigrations()
             }
+            if pending.isEmpty { return Output.print("\(path): up to date; nothing to apply") }
+            for status in pending { Output.print("would apply \(identifier(status))") }
+        } else {
+            let applied = try await store.withStore(.creating, configure: { $0.migrateOnOpen = false }) {
+                try await $0.migrate()
+            }
+            if applied.isEmpty { return Output.print("\(path): up to date; nothing to apply") }
+            for migration in applied { Output.print("applied \(migration.identifier)") }
         }
     }
 }
 
 func identifier(_ status: MigrationStatus) -> String {
-    Migration(version: status.version, name: status.name, sql: "").identifier
+    let file = Migration(version: status.version, name: status.name, sql: "").identifier
+    return status.owner.map { "\($0)/\(file)" } ?? file
 }

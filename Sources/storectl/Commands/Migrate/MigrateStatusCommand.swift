@@ -11,9 +11,9 @@ struct MigrateStatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let path = store.resolvedPath
-        let opened = try await store.open(existing: true) { $0.migrateOnOpen = false }
-        let statuses = try await withStoreErrors(path) { try await opened.migrationStatus() }
+        let statuses = try await store.withStore(.existing, configure: { $0.migrateOnOpen = false }) {
+            try await $0.migrationStatus()
+        }
         if json {
             Output.printJSON(.array(statuses.map(\.jsonValue)))
             return

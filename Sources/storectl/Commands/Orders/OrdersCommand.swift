@@ -1,6 +1,6 @@
 import ArgumentParser
 
-struct OrdersCommand: AsyncParsableCommand {
+struct OrdersCommand: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "orders",
         abstract: "List, show, add, update, total and delete orders.",

@@ -8,9 +8,9 @@ struct OrdersDelete: AsyncParsableCommand {
     @Argument(help: "The order's id.") var id: String
 
     func run() async throws {
-        let opened = try await store.open()
-        try await withStoreErrors(store.resolvedPath) {
-            guard try await opened.orders.delete(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
+        let id = id
+        try await store.withStore(.existing) {
+            guard try await $0.orders.delete(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
         }
         Output.print("deleted order \(id)")
     }

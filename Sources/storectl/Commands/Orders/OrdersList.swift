@@ -8,8 +8,7 @@ struct OrdersList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of feed-shaped orders, each with its total.") var json = false
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let orders = try await withStoreErrors(store.resolvedPath) { try await opened.orders.fetchAll() }
+        let orders = try await store.withStore(.existing) { try await $0.orders.fetchAll() }
         if json { return Output.printJSON(.array(orders.map { $0.jsonValue(includingTotal: true) })) }
         var table = Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3])
         for order in orders {

@@ -9,9 +9,9 @@ struct OrdersShow: AsyncParsableCommand {
     @Flag(help: "Print the feed-shaped order, with its total, as JSON.") var json = false
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let order = try await withStoreErrors(store.resolvedPath) {
-            guard let order = try await opened.orders.find(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
+        let id = id
+        let order = try await store.withStore(.existing) {
+            guard let order = try await $0.orders.find(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
             return order
         }
         if json { return Output.printJSON(order.jsonValue(includingTotal: true)) }

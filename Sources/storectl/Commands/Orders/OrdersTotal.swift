@@ -8,9 +8,9 @@ struct OrdersTotal: AsyncParsableCommand {
     @Argument(help: "The order's id.") var id: String
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let total = try await withStoreErrors(store.resolvedPath) {
-            guard let total = try await opened.orders.total(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
+        let id = id
+        let total = try await store.withStore(.existing) {
+            guard let total = try await $0.orders.total(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
             return total
         }
         Output.print("\(total)")

@@ -11,27 +11,22 @@ struct OrdersUpdate: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The order's id.") var id: String
-    @Option(name: .customLong("placed-at"), help: "When it was placed, RFC 3339.") var placedAt: String?
+    @Option(name: .customLong("placed-at"), help: ArgumentHelp("When it was placed.", valueName: "RFC3339"))
+    var placedAt: RFC3339Time?
     @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
-    var items: [String] = []
+    var items: [OrderItemArgument] = []
 
     func validate() throws {
         if placedAt == nil && items.isEmpty {
             throw ValidationError("nothing to update: give --placed-at, or --item NAME:PRICE:AISLE[:QTY] (repeatable)")
         }
-        let parsed = try items.enumerated().map { try OrdersAdd.parseItem($1, index: $0) }
-        if !parsed.isEmpty { try OrdersAdd.checkTotal(of: parsed) }
-        if let placedAt, Timestamp.parse(placedAt) == nil {
-            throw ValidationError("--placed-at: '\(placedAt)' is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z")
-        }
+        let parsed = try OrderItemArgument.items(items)
+        if !parsed.isEmpty { try OrderItemArgument.checkTotal(of: parsed) }
     }
 
     func run() async throws {
-        let parsed = try items.enumerated().map { try OrdersAdd.parseItem($1, index: $0) }
-        let date = placedAt.flatMap(Timestamp.parse)
-        let opened = try await store.open()
-        let id = id
-        let order = try await withStoreErrors(store.resolvedPath) {
+        let (id, date, parsed) = (id, placedAt?.date, try OrderItemArgument.items(items))
+        let order = try await store.withStore(.existing) { opened in
             // Read and write in one transaction, so a concurrent change is not overwritten with stale fields.
             try await opened.write { db in
                 guard var order = try db.orders.find(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }

@@ -23,7 +23,7 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var cache: ImageCacheOptions
-    @Argument(help: "A feed file path, an http(s) URL, or - for stdin.") var source: String
+    @Argument(help: "A feed file path, an http(s) URL, or - for stdin.") var source: FeedSource
     @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
     @Flag(help: "Fetch every page unconditionally and reconcile (implied by a policy other than the last sync's).")
@@ -31,52 +31,50 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
-    var maxBytes: String?
+    var maxBytes: ByteSize?
     @Option(help: "Seconds an HTTP request may wait for data, retries included: no retry starts after that.")
     var timeout: Int = 30
 
     func validate() throws {
-        do { _ = try FeedSource(source) } catch { throw ValidationError("\(error)") }
-        if let maxBytes { _ = try ImageCacheOptions.parseSize(maxBytes, name: "--max-bytes") }
         if timeout < 1 { throw ValidationError("--timeout: must be at least 1 second") }
     }
 
     func run() async throws {
-        let feedSource: FeedSource
-        do {
-            feedSource = source == "-" ? .file(URL(fileURLWithPath: "/dev/stdin")) : try FeedSource(source)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let source = source
         var options = SyncOptions(policy: policy, dryRun: dryRun)
         options.force = force
-        if let maxBytes { options.maximumBytes = try ImageCacheOptions.parseSize(maxBytes, name: "--max-bytes") }
+        if let maxBytes { options.maximumBytes = maxBytes.bytes }
         options.timeout = .seconds(timeout)
         options.bearerToken = ProcessInfo.processInfo.environment["STORECTL_FEED_TOKEN"]
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         options.progress = { progress.show($0) }
 
         // With --json every outcome is one JSON object on stdout; the message goes to stderr.
-        let opened: Store
-        do {
-            opened = try await cache.open(store, existing: dryRun)
-        } catch {
-            if json { Output.printJSON(Self.failure(feedSource, error)) }
-            throw error
-        }
+        // A dry run needs the store; a sync creates it, and removes it again if it fails.
+        let (json, path) = (json, store.resolvedPath)
+        var reported = false
         let report: SyncReport
         do {
-            report = try await opened.sync(from: feedSource, options: options)
-        } catch {
-            progress.finish()
-            if error is CancellationError {
-                if json { Output.printJSON(.object(["status": .string("interrupted"), "source": .string(feedSource.key)])) }
-                Output.printError("sync from \(feedSource) into \(store.resolvedPath) interrupted; the store is unchanged")
-                throw error
+            report = try await store.withStore(dryRun ? .existing : .creating, configure: cache.configure) { opened in
+                do {
+                    return try await opened.sync(from: source, options: options)
+                } catch {
+                    progress.finish()
+                    reported = true
+                    if error is CancellationError {
+                        if json { Output.printJSON(.object(["status": .string("interrupted"), "source": .string(source.key)])) }
+                        Output.printError("sync from \(source) into \(path) interrupted; the store is unchanged")
+                        throw error
+                    }
+                    if json { Output.printJSON(Self.failure(source, error)) }
+                    // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
+                    throw CLIError("sync from \(source) into \(path) failed; the store is unchanged:\n\(error)")
+                }
             }
-            if json { Output.printJSON(Self.failure(feedSource, error)) }
-            // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
-            throw CLIError("sync from \(feedSource) into \(store.resolvedPath) failed; the store is unchanged:\n\(error)")
+        } catch {
+            // The store could not be opened (or closed): said once, like any other failure.
+            if json, !reported { Output.printJSON(Self.failure(source, error)) }
+            throw error
         }
         progress.finish()
         if json {
@@ -111,5 +109,3 @@ struct SyncRunCommand: AsyncParsableCommand {
         return TerminalText(lines: lines)
     }
 }
-
-extension SyncPolicy: ExpressibleByArgument {}

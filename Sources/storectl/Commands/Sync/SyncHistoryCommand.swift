@@ -9,8 +9,8 @@ struct SyncHistoryCommand: AsyncParsableCommand {
     @Option(help: "How many to show.") var limit: Int = 20
 
     func run() async throws {
-        let opened = try await store.open(existing: true)
-        let entries = try await withStoreErrors(store.resolvedPath) { try await opened.syncHistory(limit: limit) }
+        let limit = limit
+        let entries = try await store.withStore(.existing) { try await $0.syncHistory(limit: limit) }
         if json { return Output.printJSON(.array(entries.map(\.jsonValue))) }
         var table = Table("STARTED AT", "SOURCE", "POLICY", "OUTCOME", "DETAIL")
         for entry in entries {

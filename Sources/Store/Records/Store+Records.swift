@@ -113,15 +113,15 @@ public struct ImageStore: Sendable {
         guard let location = URL(string: url), let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must be an absolute http(s) URL")
         }
-        _ = try await store.imagePipeline.load(url, from: location, store: store, fetcher: store.fetcher,
+        _ = try await store.imagePipeline.load(url, from: location, fetcher: store.fetcher,
                                                maximumBytes: maximumBytes, timeout: timeout)
         guard let image = try await get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
         return image
     }
 
     /// Downloads started by `load` and sync since the store was opened (one per URL, however
-    /// many asked at once).
-    public var downloadCount: Int { get async { await store.imagePipeline.downloadCount } }
+    /// many asked at once). For tests.
+    var downloadCount: Int { get async { await store.imagePipeline.downloadCount } }
 
     public func stats() async throws -> ImageCacheStats {
         let (budget, now) = (budget, clock.now())

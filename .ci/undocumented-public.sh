@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Lists the public declarations of the Store module that have no doc comment of their own,
+# as FILE:LINE: KIND NAME, from the compiler's symbol graph (so enum cases, members of public
+# types and extensions count, and protocol witnesses that inherit a protocol's documentation
+# do not). Exit 1 if any is found; pass --count to print only the number.
+#   .ci/undocumented-public.sh [--count] [PATH-PREFIX...]   e.g. Sources/Store/SQLite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count_only=0
+if [ "${1:-}" = "--count" ]; then count_only=1; shift; fi
+out="$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | tail -n 1)"
+dir="$(printf '%s\n' "$out" | sed -n 's/^Files written to //p')"
+[ -d "$dir" ] || { echo "no symbol graph: $out" >&2; exit 2; }
+python3 - "$dir" "$PWD" "$count_only" "$@" <<'PY'
+import glob, json, os, sys
+directory, root, count_only, prefixes = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
+found = set()
+paths = glob.glob(os.path.join(directory, "Store.symbols.json")) + glob.glob(os.path.join(directory, "Store@*.symbols.json"))
+for path in paths:
+    graph = json.load(open(path))
+    for symbol in graph["symbols"]:
+        if symbol.get("accessLevel") != "public":
+            continue
+        location = symbol.get("location", {})
+        uri = location.get("uri", "")
+        if not uri.startswith("file://"):
+            continue  # synthesized (memberwise Equatable, Codable, ...)
+        file = os.path.relpath(uri[len("file://"):], root)
+        if prefixes and not any(file.startswith(p) for p in prefixes):
+            continue
+        doc = symbol.get("docComment")
+        if doc and doc.get("module", "Store") == "Store" and doc.get("lines"):
+            continue
+        if doc and doc.get("module") not in (None, "Store"):
+            continue  # a protocol witness documented by its protocol (description, init(from:), ...)
+        line = location.get("position", {}).get("line", 0) + 1
+        kind = symbol["kind"]["displayName"]
+        title = ".".join(symbol["pathComponents"])
+        found.add((file, line, kind, title))
+for file, line, kind, title in sorted(found):
+    if not count_only:
+        print(f"{file}:{line}: {kind} {title}")
+print(f"{len(found)} undocumented public declarations" if not count_only else len(found))
+sys.exit(1 if found else 0)
+PY

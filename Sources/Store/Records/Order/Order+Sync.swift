@@ -1,0 +1,26 @@
+import Foundation
+
+// How sync compares orders: the table's part of the reconciler and the record's hash.
+
+extension OrderTable: SyncedTable {
+    var database: Database { db }
+    static var kind: RecordKind { .order }
+    static func key(of record: Order) -> String { record.id }
+    static func hash(of record: Order) -> UInt64 { RecordHash.of(record) }
+}
+
+extension RecordHash {
+    static func of(_ order: Order) -> UInt64 {
+        var hash = RecordHash()
+        hash.add(order.id)
+        hash.add(Timestamp.milliseconds(order.placedAt))
+        hash.add(Int64(order.items.count))
+        for item in order.items {
+            hash.add(item.itemName)
+            hash.add(item.price.minorUnits)
+            hash.add(Int64(item.aisle))
+            hash.add(Int64(item.quantity))
+        }
+        return hash.value
+    }
+}

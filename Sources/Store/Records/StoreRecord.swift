@@ -1,0 +1,88 @@
+import Foundation
+
+/// A kind of record, declared in one type: its key, its table and columns, how it reads itself
+/// from a feed (with problems named by JSON path) and writes itself back, and the tables change
+/// observation watches. Register an app's kinds in `Store.Configuration.recordTypes`; sync,
+/// validation, export, reports, dry-run and observation then handle them through one generic
+/// path (`RecordTable`), and `db.records(Reminder.self)` reads and writes them.
+///
+/// The table itself comes from the app's own migrations (`Store.Configuration.appMigrations`).
+/// The key is the first column; every column is compared and hashed for sync, so a record is
+/// unchanged exactly when every column value is.
+public protocol StoreRecord: Sendable {
+    /// The kind: its raw value names the feed's array (`plural`) and the `deleted` member.
+    /// Lowercase ASCII letters, digits and `_`, starting with a letter.
+    static var kind: RecordKind { get }
+    /// The SQLite table holding the records.
+    static var table: String { get }
+    /// The table's columns, the key column first.
+    static var columns: [String] { get }
+    /// The tables change observation watches for this kind (default: `table`, keyed by the
+    /// first column, no date column).
+    static var observedTables: [ObservedTable] { get }
+
+    /// The record's key (its value for the first column), unique within its kind.
+    var key: String { get }
+    /// The record's value for each of `columns`, in order.
+    var columnValues: [SQLValue] { get }
+    /// A record from its stored column values, in the order of `columns`.
+    init(columnValues: [SQLValue]) throws
+
+    /// Reads a record from a feed object: each field read through `fields` that is missing or
+    /// invalid is reported with its JSON path; returns nil when anything was wrong. The key
+    /// field (`id`) is checked by the validator before.
+    static func decode(_ fields: inout FeedFields) -> Self?
+    /// The record in the feed's shape (an object), for export and for reading it back.
+    var feedValue: JSONValue { get }
+}
+
+extension StoreRecord {
+    /// The kind's own table, keyed by its first column, without a date column.
+    public static var observedTables: [ObservedTable] { [ObservedTable(table: table, keyColumn: columns[0])] }
+
+    /// The feed's array name: the kind's plural.
+    static var feedKey: String { kind.plural }
+}
+
+/// A table whose rows belong to records of a kind, for change observation: the table, the column
+/// holding the record's key, and the date column of kinds with change dates.
+public struct ObservedTable: Sendable, Hashable {
+    /// The table's name.
+    public var table: String
+    /// The column holding the key of the record a row belongs to.
+    public var keyColumn: String
+    /// The column holding a date a change touches (events' `date`), if any.
+    public var dateColumn: String?
+
+    /// A table of rows belonging to records of a kind.
+    public init(table: String, keyColumn: String, dateColumn: String? = nil) {
+        self.table = table
+        self.keyColumn = keyColumn
+        self.dateColumn = dateColumn
+    }
+}
+
+/// Why a registered kind cannot be used, or nil: names go into SQL and feed paths as they are.
+enum RecordTypeCheck {
+    static func problem(_ type: any StoreRecord.Type) -> String? {
+        let name = type.kind.rawValue
+        if RecordKind.allCases.contains(type.kind) { return "the kind '\(name)' is built in" }
+        if !isIdentifier(name) { return "the kind '\(name)' must be lowercase letters, digits and _" }
+        if !isIdentifier(type.table) {
+            return "the table '\(type.table)' of kind '\(name)' must be lowercase letters, digits and _"
+        }
+        if type.columns.isEmpty { return "the kind '\(name)' declares no column" }
+        if let column = type.columns.first(where: { !isIdentifier($0) }) {
+            return "the column '\(column)' of kind '\(name)' must be lowercase letters, digits and _"
+        }
+        return nil
+    }
+
+    private static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
+        return text.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+}

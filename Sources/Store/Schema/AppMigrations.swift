@@ -1,0 +1,17 @@
+/// An app's own migrations: applied after the library's, recorded in `app_migrations` under
+/// the app's namespace (so they never collide with the library's numbers or another app's),
+/// checksummed and refused on edit the same way.
+///
+/// A program that opens the store without them (storectl) lists them as the app's
+/// (`MigrationStatus.State.app`) and does not refuse the store because of them.
+public struct AppMigrations: Sendable, Equatable {
+    /// The app's name for its migrations: `reminders`. Lowercase letters, digits, `_`, `-`, `.`.
+    public var namespace: String
+    /// Numbered from 1, in order.
+    public var migrations: [Migration]
+
+    public init(namespace: String, migrations: [Migration]) {
+        self.namespace = namespace
+        self.migrations = migrations
+    }
+}

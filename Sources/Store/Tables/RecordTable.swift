@@ -1,0 +1,135 @@
+import Foundation
+
+/// The records of a registered kind inside a transaction: `try db.records(Reminder.self).fetchAll()`.
+///
+/// Its statements are built once per kind from the kind's column list and cached on the
+/// connection; sync compares a feed record with the stored one inside SQLite, in one query.
+/// Every method runs on the connection of the `read` or `write` closure it is called from.
+public struct RecordTable<Record: StoreRecord> {
+    let db: Database
+
+    private static var columnList: String { Record.columns.joined(separator: ", ") }
+    private static var keyColumn: String { Record.columns[0] }
+
+    /// Every record, ordered by key (byte order).
+    public func fetchAll() throws -> [Record] {
+        try db.query("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)", [], Self.decode)
+    }
+
+    /// The record with this key, or nil.
+    public func find(_ key: String) throws -> Record? {
+        let statement = try db.cachedStatement("SELECT \(Self.columnList) FROM \(Record.table) WHERE \(Self.keyColumn) = ?")
+        try statement.bind(key, at: 1)
+        defer { statement.reset() }
+        return try statement.step() ? Self.decode(statement) : nil
+    }
+
+    /// The number of records of the kind.
+    public func count() throws -> Int {
+        try db.query("SELECT count(*) FROM \(Record.table)") { $0.int(0) }[0]
+    }
+
+    /// Inserts a new record; `StoreError.recordExists` if its key is taken.
+    public func insert(_ record: Record) throws {
+        try RecordValidation.check(Record.kind, id: record.key)
+        let statement = try db.cachedStatement(Self.insertSQL(ignoringConflict: false))
+        do {
+            try bindColumns(of: record, to: statement)
+            defer { statement.reset() }
+            _ = try statement.step()
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
+            throw StoreError.recordExists(kind: Record.kind, key: record.key)
+        }
+    }
+
+    /// Inserts the record unless one with its key exists; true if it was inserted.
+    @discardableResult
+    public func insertIfAbsent(_ record: Record) throws -> Bool {
+        try RecordValidation.check(Record.kind, id: record.key)
+        let statement = try db.cachedStatement(Self.insertSQL(ignoringConflict: true))
+        try bindColumns(of: record, to: statement)
+        defer { statement.reset() }
+        _ = try statement.step()
+        guard db.changes == 1 else { return false }
+        return true
+    }
+
+    /// Replaces an existing record; `StoreError.recordNotFound` if there is none with its key.
+    public func update(_ record: Record) throws {
+        try RecordValidation.check(Record.kind, id: record.key)
+        let assignments = Record.columns.enumerated().dropFirst().map { "\($0.element) = ?\($0.offset + 1)" }
+        let statement = try db.cachedStatement(
+            "UPDATE \(Record.table) SET \(assignments.joined(separator: ", ")) WHERE \(Self.keyColumn) = ?1")
+        try bindColumns(of: record, to: statement)
+        defer { statement.reset() }
+        _ = try statement.step()
+        guard db.changes == 1 else { throw StoreError.recordNotFound(kind: Record.kind, key: record.key) }
+    }
+
+    /// Deletes the record with this key; false if there was none.
+    @discardableResult
+    public func delete(_ key: String) throws -> Bool {
+        let statement = try db.cachedStatement("DELETE FROM \(Record.table) WHERE \(Self.keyColumn) = ?")
+        try statement.bind(key, at: 1)
+        defer { statement.reset() }
+        _ = try statement.step()
+        guard db.changes == 1 else { return false }
+        return true
+    }
+
+    /// The stored record with this record's key compared with it column by column inside
+    /// SQLite (`IS`, so nulls compare equal), and the hash last received for it from source
+    /// `sourceID`; nil if there is no such record. One query, nothing read into Swift.
+    func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
+        let count = Record.columns.count
+        let equalities = Record.columns.enumerated().dropFirst().map { "t.\($0.element) IS ?\($0.offset + 1)" }
+        let statement = try db.cachedStatement(
+            """
+            SELECT \(equalities.isEmpty ? "1" : equalities.joined(separator: " AND ")), r.hash
+            FROM \(Record.table) AS t
+            LEFT JOIN sync_records AS r ON r.source_id = ?\(count + 1) AND r.kind = '\(Record.kind.rawValue)' AND r.key = t.\(Self.keyColumn)
+            WHERE t.\(Self.keyColumn) = ?1
+            """)
+        try bindColumns(of: record, to: statement)
+        try statement.bind(sourceID, at: Int32(count + 1))
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return LocalComparison(
+            equal: statement.int64(0) == 1,
+            received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
+    }
+
+    /// The record's content hash for sync: every column value, in order.
+    static func hash(of record: Record) -> UInt64 {
+        var hash = RecordHash()
+        for value in record.columnValues { hash.add(value) }
+        return hash.value
+    }
+
+    private func bindColumns(of record: Record, to statement: Statement) throws {
+        let values = record.columnValues
+        precondition(values.count == Record.columns.count, "\(Record.self).columnValues must hold one value per column")
+        for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+    }
+
+    private static func insertSQL(ignoringConflict: Bool) -> String {
+        let placeholders = (1...Record.columns.count).map { "?\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(Record.table) (\(columnList)) VALUES (\(placeholders))"
+            + (ignoringConflict ? " ON CONFLICT (\(keyColumn)) DO NOTHING" : "")
+    }
+
+    private static func decode(_ row: Statement) throws -> Record {
+        try Record(columnValues: (0..<Int32(Record.columns.count)).map { row.value($0) })
+    }
+}
+
+extension RecordTable: SyncedTable {
+    static var kind: RecordKind { Record.kind }
+    static func key(of record: Record) -> String { record.key }
+    var database: Database { db }
+}
+
+extension Database {
+    /// The records of a registered kind, on this connection.
+    public func records<Record: StoreRecord>(_ type: Record.Type) -> RecordTable<Record> { RecordTable(db: self) }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import Store
+
+// The library's values, read straight from the command line: ArgumentParser parses each option
+// once, into its type, and a malformed value is a usage error (64) that quotes it and names the
+// option and the expected form (the value name, e.g. `--date <YYYY-MM-DD>`).
+
+extension CalendarDate: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
+extension YearMonth: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
+extension SyncPolicy: ExpressibleByArgument {}
+
+extension RecordKind: ExpressibleByArgument {}
+
+extension Store.Durability: ExpressibleByArgument {}
+
+extension FeedSource: ExpressibleByArgument {
+    /// A path, a `file:` or http(s) URL, or `-` for standard input.
+    public init?(argument: String) {
+        if argument == "-" {
+            self = .file(URL(fileURLWithPath: "/dev/stdin"))
+            return
+        }
+        guard let source = try? FeedSource(argument) else { return nil }
+        self = source
+    }
+}

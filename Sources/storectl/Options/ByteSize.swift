@@ -1,0 +1,25 @@
+import ArgumentParser
+
+/// A number of bytes: `1048576`, `512KiB`, `64MiB`, `1GiB` (also `B`).
+struct ByteSize: ExpressibleByArgument, Sendable {
+    let bytes: Int
+
+    init?(argument: String) {
+        let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1), ("", 1)]
+        for (suffix, factor) in units where argument.hasSuffix(suffix) {
+            if let value = Int(argument.dropLast(suffix.count)), value >= 0, value <= Int.max / factor {
+                self.bytes = value * factor
+                return
+            }
+        }
+        return nil
+    }
+
+    /// A size read from the environment variable `name`; a usage error naming it if malformed.
+    init(environment text: String, name: String) throws {
+        guard let size = ByteSize(argument: text) else {
+            throw ValidationError("\(name): '\(text)' is not a size such as 1048576, 512KiB or 64MiB")
+        }
+        self = size
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import StoreTestSupport
+import Testing
+
+/// An export is written to a hidden temporary file beside its output, then renamed into place.
+/// Interrupted while that file is written, it is removed and the old output stays.
+@Suite("storectl export interrupted")
+struct ExportInterruptTests {
+    func temporaries(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".feed.json.tmp-") }
+    }
+
+    /// A store whose export is large enough (about 64 MB of JSON) to be caught while written.
+    func largeStore() async throws -> Storectl {
+        let storectl = try Storectl()
+        var bytes = Data(count: 48 << 20)
+        for index in stride(from: 0, to: bytes.count, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index / 4096) }
+        let image = try storectl.directory.write(bytes, to: "large.bin")
+        expectSuccess(try await storectl("images", "put", "https://example.com/large.bin", image))
+        return storectl
+    }
+
+    /// One signal cancels the export; a second one (another signal: the same one twice may be
+    /// delivered as one) makes storectl exit at once, with the status of whichever it took first.
+    @Test("a signal while the output is written: exit 128 + signal, the old file unchanged, no temporary file left",
+          arguments: [[SIGINT], [SIGTERM], [SIGTERM, SIGINT]])
+    func interrupted(signals: [Int32]) async throws {
+        let storectl = try await largeStore()
+        let folder = try storectl.directory.makeDirectory("out")
+        let out = folder + "/feed.json"
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: out))
+        let export = try await storectl.start(["export", "--out", out])
+        let writing = try await eventually(within: 120) { try !temporaries(in: folder).isEmpty || export.exitStatus != nil }
+        #expect(writing)
+        try #require(export.exitStatus == nil, "the export ended before it could be interrupted: \(export.stderr)")
+        for signal in signals { export.send(signal) }
+        let status = await export.waitForExit(within: .seconds(120))
+        #expect(signals.map { 128 + $0 }.contains(status ?? -1), "\(String(describing: status)): \(export.stderr)")
+        let left = try temporaries(in: folder)
+        #expect(left.isEmpty, "\(left)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "old\n")
+    }
+}

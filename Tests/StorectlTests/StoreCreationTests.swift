@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// Which commands create a store file named by --db or STORECTL_DB that does not exist: those
+/// that add (sync, add, images put, migrate); the others refuse it, naming it, exit 1, and create
+/// nothing. A command that creates the file and then fails removes it again.
+@Suite("storectl: a missing store file is created only by commands that add")
+struct StoreCreationTests {
+    func leftovers(_ path: String) -> [String] {
+        ["", "-wal", "-shm", "-journal"].map { path + $0 }.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    static let refusing: [[String]] = [
+        ["frameworks", "update", "x", "--name", "N"], ["frameworks", "delete", "x"],
+        ["orders", "update", "x", "--placed-at", "2026-06-01T10:00:00Z"], ["orders", "delete", "x"],
+        ["events", "update", "x", "--title", "T"], ["events", "delete", "x"],
+        ["images", "delete", "https://example.com/a.png"], ["images", "prune"], ["images", "get", "https://example.com/a.png"],
+        ["watch"], ["export"], ["history"], ["migrate", "--dry-run"], ["migrate", "status"],
+        ["frameworks", "list"], ["events", "calendar", "2026-06"],
+    ]
+
+    @Test("commands that change or read existing records refuse a missing file and create nothing",
+          arguments: StoreCreationTests.refusing)
+    func refusesMissing(_ command: [String]) async throws {
+        let storectl = try Storectl()
+        let path = storectl.directory.file("missing.sqlite")
+        let result = try await storectl.run(command + ["--db", path])
+        expectFailure(result, status: 1, mentioning: [path, "does not exist"])
+        #expect(leftovers(path).isEmpty, "\(leftovers(path))")
+        // STORECTL_DB is a name too.
+        expectFailure(try await storectl.run(command), status: 1, mentioning: [storectl.db, "does not exist"])
+        #expect(leftovers(storectl.db).isEmpty)
+    }
+
+    @Test("a sync dry run refuses a missing file")
+    func dryRunRefuses() async throws {
+        let storectl = try Storectl()
+        let feed = try storectl.directory.write(Data(#"{"version": 1}"#.utf8), to: "feed.json")
+        expectFailure(try await storectl("sync", feed, "--dry-run"), status: 1, mentioning: [storectl.db, "does not exist"])
+        #expect(leftovers(storectl.db).isEmpty)
+    }
+
+    @Test("add, images put, migrate and sync create the file")
+    func creators() async throws {
+        let storectl = try Storectl()
+        let image = try storectl.directory.write(Data([1, 2, 3]), to: "a.png")
+        let feed = try storectl.directory.write(
+            Data(#"{"version": 1, "events": [{"id": "e1", "title": "T", "date": "2026-06-08"}]}"#.utf8), to: "feed.json")
+        let commands: [[String]] = [
+            ["frameworks", "add", "--id", "f", "--name", "F", "--image-name", "f", "--url", "u", "--description", "d"],
+            ["orders", "add", "--id", "o", "--item", "Milk:1:1"],
+            ["events", "add", "--id", "e", "--title", "T", "--date", "2026-06-08"],
+            ["images", "put", "https://example.com/a.png", image],
+            ["migrate"],
+            ["sync", feed],
+        ]
+        for (index, command) in commands.enumerated() {
+            let path = storectl.directory.file("new-\(index).sqlite")
+            expectSuccess(try await storectl.run(command + ["--db", path]))
+            #expect(leftovers(path) == [path], "\(command)")
+        }
+        let synced = storectl.directory.file("new-\(commands.count - 1).sqlite")
+        #expect(try await sqlite3(synced, "SELECT id FROM events") == "e1")
+    }
+
+    @Test("a first sync that fails removes the file it created; --json still reports the failure")
+    func failedFirstSyncLeavesNoFile() async throws {
+        let storectl = try Storectl()
+        let invalid = try storectl.directory.write(
+            Data(#"{"version": 1, "events": [{"id": "e1", "title": "T", "date": "2026-02-30"}]}"#.utf8), to: "bad.json")
+        for source in [storectl.directory.file("no-such-feed.json"), invalid] {
+            let result = try await storectl.run(["sync", source, "--json"])
+            #expect(result.status == 1, "\(result)")
+            #expect(try JSON.object(result.stdout)["status"] as? String == "failed", "\(result)")
+            #expect(result.stderr.contains("the store is unchanged"), "\(result)")
+            #expect(leftovers(storectl.db).isEmpty, "\(leftovers(storectl.db))")
+        }
+        // A store that existed is kept, as it was.
+        expectSuccess(try await storectl("events", "add", "--id", "kept", "--title", "T", "--date", "2026-06-08"))
+        expectFailure(try await storectl("sync", invalid), status: 1, mentioning: ["2026-02-30"])
+        #expect(try await sqlite3(storectl.db, "SELECT id FROM events") == "kept")
+    }
+
+    @Test("a first sync interrupted by SIGINT removes the file it created")
+    func interruptedFirstSyncLeavesNoFile() async throws {
+        let storectl = try Storectl()
+        // The readiness handshake of SyncLifecycleTests: `exec 3> FIFO` returns once storectl
+        // has opened the FIFO (the store is open by then), half a feed is written, the signal sent.
+        let script = """
+            mkfifo feed.fifo || exit 90
+            "$0" sync feed.fifo > sync.out 2> sync.err &
+            pid=$!
+            exec 3> feed.fifo
+            printf '{"version": 1, "frameworks": [{"id": "new", "name": "N", ' >&3
+            kill -INT $pid
+            wait $pid
+            echo "exit $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true)
+        #expect(result.output == "exit 130", "\(result)")
+        let stderr = try String(contentsOfFile: storectl.directory.file("sync.err"), encoding: .utf8)
+        #expect(stderr.contains("interrupted"), "\(stderr)")
+        #expect(leftovers(storectl.db).isEmpty, "\(leftovers(storectl.db))")
+    }
+}
