@@ -1,3 +1,12 @@
+// sqlite3.h declares the pre-update hook API (sqlite3_preupdate_hook, _old, _new, _count,
+// _depth) only "if SQLITE_ENABLE_PREUPDATE_HOOK is defined": the library must have been
+// compiled with that option too (https://sqlite.org/c3ref/preupdate_blobwrite.html). Linux's
+// libsqlite3 (Debian 3.40.1: `sqlite3 :memory: 'pragma compile_options'` lists
+// ENABLE_PREUPDATE_HOOK) has it; Apple's system SQLite does not, so there the declarations stay
+// hidden and Store compiles its change collector without them (see ChangeCollector.swift).
+#if !defined(__APPLE__) && !defined(SQLITE_ENABLE_PREUPDATE_HOOK)
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#endif
 #include <sqlite3.h>
 
 /// Turns off SQLite's memory statistics, once per process, before SQLite initializes.

@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -109,6 +110,35 @@ struct WatchTests {
         // stderr holds only the line that says it is ready; stdout only JSON.
         #expect(exit.stderr.split(separator: "\n").count == 1 && exit.stderr.hasPrefix("watching "), "\(exit)")
         #expect(try watcher.jsonLinesNow().count == 10, "nothing printed after the last change: \(exit)")
+    }
+
+    @Test("raw SQL written through Store.write in another process is printed; a rolled-back one never")
+    func rawSQLWritesOfAnotherProcessArePrinted() async throws {
+        struct Rollback: Error {}
+        let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate"))
+        let watcher = try await Watcher(storectl, ["watch", "--json"])
+        defer { watcher.kill() }
+        #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
+        let store = try await Store.open(at: storectl.db)
+        let insert = "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, 'Raw', 'raw', 'https://example.com/raw', 'Raw SQL.')"
+        do {
+            _ = try await store.write { db in try db.execute(insert, ["thrown"]); throw Rollback() }
+            Issue.record("the write did not throw")
+        } catch is Rollback {}
+        try await store.write { db in
+            try db.execute("SAVEPOINT attempt")
+            try db.execute(insert, ["undone"])
+            try db.execute("ROLLBACK TO attempt")
+            try db.execute("RELEASE attempt")
+            try db.execute(insert, ["raw"])
+            try db.execute("UPDATE events SET title = 'none matches' WHERE id = 'absent'")
+        }
+        await store.close()
+        #expect(try await watcher.jsonLines(count: 1) == [Line("framework", "raw", "insert")])
+        let exit = try await watcher.interrupt()
+        #expect(exit.status == 0, "\(exit)")
+        #expect(try watcher.jsonLinesNow() == [Line("framework", "raw", "insert")], "\(exit)")
     }
 
     @Test("without --json: 'watching ...' on stderr, then TIME OPERATION KIND KEY [DATES] lines")

@@ -18,9 +18,9 @@ public final class Database {
     private var statements: [String: Statement] = [:]
     /// Statements of literal SQL, keyed by the literal's address: no string hashing per call.
     private var literalStatements: [UInt: Statement] = [:]
-    /// Changes recorded by the record tables during the current write, published by the writer
-    /// after its commit (and dropped on rollback).
-    var recordedChanges: [Change] = []
+    /// On the writer's connection only: collects the record changes of each transaction from
+    /// SQLite's hooks (see `ChangeCollector`). Nil on readers.
+    private(set) var changeCollector: ChangeCollector?
     /// Whether the task that asked for the read or write running now was cancelled; set by the
     /// writer and the readers around each closure they run.
     var cancellation: CancellationFlag?
@@ -69,7 +69,23 @@ public final class Database {
         try execute("PRAGMA foreign_keys = ON")
     }
 
+    /// Starts collecting the changes to `tables` (the writer does, once, on its connection).
+    func collectChanges(of tables: [ObservedKindTable]) {
+        let collector = ChangeCollector(observing: tables)
+        collector.install(on: handle)
+        changeCollector = collector
+    }
+
+    /// Runs `body` without reporting its row changes to observers: for bookkeeping that does
+    /// not change a record as observers see it (an image's last access time).
+    func withoutObservation<T>(_ body: () throws -> T) rethrows -> T {
+        guard let changeCollector else { return try body() }
+        return try changeCollector.withoutCollecting(body)
+    }
+
     deinit {
+        // Before the connection closes: the hooks hold an unretained pointer to the collector.
+        changeCollector?.uninstall(from: handle)
         literalStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
@@ -90,6 +106,9 @@ public final class Database {
     /// - Throws: ``SQLiteError`` if the SQL does not compile, the arguments do not match the
     ///   placeholders, or a step fails (a constraint, say). Inside ``Store/read(_:)`` a write
     ///   fails: the connection is read-only.
+    ///
+    /// Inside ``Store/write(_:)``, the records it inserts, updates or deletes are observed like
+    /// those the tables write.
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)

@@ -9,14 +9,21 @@ final class Statement {
     let handle: OpaquePointer
     let sql: String
     private unowned let database: Database
+    /// On the writer: whether this is a SAVEPOINT, RELEASE or ROLLBACK TO statement (told by the
+    /// change collector's authorizer while it was prepared), reported to the collector each
+    /// time it runs.
+    private let savepoint: ChangeCollector.SavepointStatement?
 
     init(database: Database, sql: String) throws {
         var pointer: OpaquePointer?
+        database.changeCollector?.preparedSavepoint = nil
         let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard rc == SQLITE_OK, let pointer else { throw database.error(rc, sql: sql) }
         self.handle = pointer
         self.sql = sql
         self.database = database
+        self.savepoint = database.changeCollector?.preparedSavepoint
+        database.changeCollector?.preparedSavepoint = nil
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -106,7 +113,9 @@ final class Statement {
     func step() throws -> Bool {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
+        case SQLITE_DONE:
+            if let savepoint { database.changeCollector?.savepointDidRun(savepoint) }
+            return false
         case let rc:
             let error = database.error(rc, sql: sql)
             sqlite3_reset(handle)

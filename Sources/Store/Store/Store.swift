@@ -185,7 +185,8 @@ public final class Store: Sendable {
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
             maximumBatchSize: configuration.maximumWritesPerTransaction,
-            gathersBatches: configuration.durability == .full, now: configuration.clock.now,
+            gathersBatches: configuration.durability == .full,
+            observedTables: ObservedKindTable.all(registering: configuration.recordTypes), now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
             if path != nil {
@@ -237,6 +238,11 @@ public final class Store: Sendable {
     ///   ``StoreError/writeLockTimeout(path:waited:)`` when another process holds the write lock
     ///   past ``Configuration/busyTimeout``; ``SQLiteError`` when the commit fails (a full
     ///   disk, say); ``StoreError/closed`` once the store is closed.
+    ///
+    /// Every record it changes is reported to observers (`observe`, `changes(of:)`, another
+    /// process's `storectl watch`) once committed, whether through the tables (`db.events`, ...)
+    /// or raw SQL (`db.execute`): SQLite's own hooks collect the changes. Nothing of a write that
+    /// throws, nor of a raw `ROLLBACK TO` a savepoint inside it, is ever reported.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.write(body)
     }

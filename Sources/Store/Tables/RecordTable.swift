@@ -40,7 +40,6 @@ public struct RecordTable<Record: StoreRecord> {
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: Record.kind, key: record.key)
         }
-        db.recordedChanges.append(Change(kind: Record.kind, key: record.key, operation: .insert))
     }
 
     /// Inserts the record unless one with its key exists; true if it was inserted.
@@ -52,7 +51,6 @@ public struct RecordTable<Record: StoreRecord> {
         defer { statement.reset() }
         _ = try statement.step()
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: Record.kind, key: record.key, operation: .insert))
         return true
     }
 
@@ -66,7 +64,6 @@ public struct RecordTable<Record: StoreRecord> {
         defer { statement.reset() }
         _ = try statement.step()
         guard db.changes == 1 else { throw StoreError.recordNotFound(kind: Record.kind, key: record.key) }
-        db.recordedChanges.append(Change(kind: Record.kind, key: record.key, operation: .update))
     }
 
     /// Deletes the record with this key; false if there was none.
@@ -77,7 +74,6 @@ public struct RecordTable<Record: StoreRecord> {
         defer { statement.reset() }
         _ = try statement.step()
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: Record.kind, key: key, operation: .delete))
         return true
     }
 

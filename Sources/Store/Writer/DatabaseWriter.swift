@@ -55,6 +55,7 @@ actor DatabaseWriter {
         path: String, options: Database.OpenOptions,
         maximumBatchSize: Int = .max,
         gathersBatches: Bool = false,
+        observedTables: [ObservedKindTable] = ObservedKindTable.builtIn,
         now: @escaping @Sendable () -> Date,
         willCommit: @escaping @Sendable (_ transaction: Int64) -> Void,
         onCommit: @escaping @Sendable ([Change]) -> Void,
@@ -62,6 +63,7 @@ actor DatabaseWriter {
     ) throws {
         let database = try Database(path: path, options: options)
         try prepare(database)
+        database.collectChanges(of: observedTables)
         self.database = database
         self.now = now
         self.busyTimeout = options.busyTimeout
@@ -192,10 +194,20 @@ actor DatabaseWriter {
         } catch {
             return Array(repeating: error, count: batch.count)
         }
+        // The hooks collect the batch's changes (see ChangeCollector); anything collected
+        // outside a write (an `exclusive` body in autocommit mode) is not a write's and is dropped.
+        let changes = database.changeCollector!
+        changes.discardAll()
+        do {
+            try changes.resolveColumnsIfNeeded(database)
+        } catch {
+            database.rollbackIfNeeded()
+            return Array(repeating: error, count: batch.count)
+        }
         var outcomes: [(any Error)?] = []
         outcomes.reserveCapacity(batch.count)
         for write in batch {
-            let mark = database.recordedChanges.count
+            let mark = changes.beginWrite()
             let error: (any Error)?
             database.cancellation = write.cancellation
             if batch.count == 1 {
@@ -204,37 +216,36 @@ actor DatabaseWriter {
                 error = Self.inSavepoint(database) { write.run(database) }
             }
             database.cancellation = nil
-            if error != nil { database.recordedChanges.removeSubrange(mark...) }
+            if error != nil { changes.truncate(to: mark) }
             outcomes.append(error)
             // Some errors (SQLITE_FULL, SQLITE_IOERR, ...) make SQLite roll back the whole
             // transaction: every write of the batch so far is then lost, and the rest cannot run.
             if let error, !database.isInTransaction {
-                database.recordedChanges.removeAll()
+                changes.discardAll()
                 return Array(repeating: error, count: batch.count)
             }
         }
         if batch.count == 1, outcomes[0] != nil {
             database.rollbackIfNeeded()
-            database.recordedChanges.removeAll()
+            changes.discardAll()
             return outcomes
         }
         do {
             // The change log is written in the same transaction: observers in this process and
             // in others learn of exactly the committed changes, never of a rolled-back write.
-            if !database.recordedChanges.isEmpty, try logsChanges(database) {
-                willCommit(try ChangeLogTable(db: database).append(database.recordedChanges, committedAt: now()))
+            if !changes.pending.isEmpty, try logsChanges(database) {
+                willCommit(try ChangeLogTable(db: database).append(changes.pending, committedAt: now()))
             }
             let commitStart = gathersBatches ? ContinuousClock.now : nil
             try database.execute(literal: "COMMIT TRANSACTION")
             if let commitStart { lastCommitDuration = ContinuousClock.now - commitStart }
         } catch {
             database.rollbackIfNeeded()
-            database.recordedChanges.removeAll()
+            changes.discardAll()
             return outcomes.map { $0 ?? error }
         }
-        let changes = database.recordedChanges
-        database.recordedChanges.removeAll()
-        if !changes.isEmpty { onCommit(changes) }
+        let committed = changes.takeCommitted()
+        if !committed.isEmpty { onCommit(committed) }
         return outcomes
     }
 

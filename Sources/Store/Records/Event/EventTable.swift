@@ -60,7 +60,6 @@ public struct EventTable {
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: .event, key: event.id)
         }
-        db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .insert, dates: [event.date]))
     }
 
     /// Inserts the event unless one with its id exists (then nothing changes); true if it was
@@ -70,7 +69,6 @@ public struct EventTable {
         try event.validate()
         try db.execute("INSERT INTO events (\(Self.columns)) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING", arguments(event))
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .insert, dates: [event.date]))
         return true
     }
 
@@ -78,11 +76,9 @@ public struct EventTable {
     /// reports both its old and its new date as changed.
     public func update(_ event: Event) throws {
         try event.validate()
-        guard let old = try find(event.id) else { throw StoreError.recordNotFound(kind: .event, key: event.id) }
+        guard try find(event.id) != nil else { throw StoreError.recordNotFound(kind: .event, key: event.id) }
         try db.execute("UPDATE events SET title = ?, date = ?, notes = ? WHERE id = ?",
                        Array(arguments(event).dropFirst()) + [.text(event.id)])
-        let dates = old.date == event.date ? [event.date] : [old.date, event.date]
-        db.recordedChanges.append(Change(kind: .event, key: event.id, operation: .update, dates: dates))
     }
 
     /// Deletes the event with this id; false if there was none.
@@ -90,7 +86,6 @@ public struct EventTable {
     public func delete(_ id: String) throws -> Bool {
         let dates = try db.query("DELETE FROM events WHERE id = ? RETURNING date", [.text(id)]) { try Self.date($0.text(0), id: id) }
         guard !dates.isEmpty else { return false }
-        db.recordedChanges.append(Change(kind: .event, key: id, operation: .delete, dates: dates))
         return true
     }
 

@@ -41,7 +41,6 @@ public struct FrameworkTable {
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: .framework, key: framework.id)
         }
-        db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .insert))
     }
 
     /// Inserts the framework unless one with its id exists (then nothing changes); true if it
@@ -58,7 +57,6 @@ public struct FrameworkTable {
             _ = try statement.step()
         }
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .insert))
         return true
     }
 
@@ -70,7 +68,6 @@ public struct FrameworkTable {
             [.text(framework.name), .text(framework.imageName), .text(framework.urlString),
              .text(framework.description), .text(framework.id)])
         guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .framework, key: framework.id) }
-        db.recordedChanges.append(Change(kind: .framework, key: framework.id, operation: .update))
     }
 
     /// Deletes the framework with this id; false if there was none.
@@ -78,7 +75,6 @@ public struct FrameworkTable {
     public func delete(_ id: String) throws -> Bool {
         try db.execute("DELETE FROM frameworks WHERE id = ?", [.text(id)])
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: .framework, key: id, operation: .delete))
         return true
     }
 

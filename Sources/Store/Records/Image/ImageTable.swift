@@ -42,9 +42,12 @@ public struct ImageTable {
         try !db.query("SELECT 1 FROM images WHERE url = ?", [.text(url)]) { _ in () }.isEmpty
     }
 
-    /// The entry for `url`, marking it used now (so eviction keeps it longest).
+    /// The entry for `url`, marking it used now (so eviction keeps it longest). The access time
+    /// is bookkeeping: observers are not told of it.
     public func get(_ url: String) throws -> CachedImage? {
-        try db.execute("UPDATE images SET last_access_at = ? WHERE url = ?", [.integer(Timestamp.milliseconds(now)), .text(url)])
+        try db.withoutObservation {
+            try db.execute("UPDATE images SET last_access_at = ? WHERE url = ?", [.integer(Timestamp.milliseconds(now)), .text(url)])
+        }
         return try peek(url)
     }
 
@@ -67,7 +70,6 @@ public struct ImageTable {
     public func delete(_ url: String) throws -> Bool {
         try db.execute("DELETE FROM images WHERE url = ?", [.text(url)])
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: .image, key: url, operation: .delete))
         return true
     }
 
@@ -115,7 +117,6 @@ public struct ImageTable {
             """,
             [.text(url), .blob(data), contentType.map(SQLValue.text) ?? .null, .integer(Int64(data.count)),
              .integer(time), .integer(time)])
-        db.recordedChanges.append(Change(kind: .image, key: url, operation: existed ? .update : .insert))
         return try evictToBudget(keeping: url)
     }
 }

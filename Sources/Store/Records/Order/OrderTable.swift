@@ -54,7 +54,6 @@ public struct OrderTable {
             throw StoreError.recordExists(kind: .order, key: order.id)
         }
         try insertItems(of: order)
-        db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .insert))
     }
 
     /// Inserts the order with its items unless one with its id exists (then nothing changes);
@@ -71,7 +70,6 @@ public struct OrderTable {
         }
         guard db.changes == 1 else { return false }
         try insertItems(of: order)
-        db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .insert))
         return true
     }
 
@@ -83,7 +81,6 @@ public struct OrderTable {
         guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .order, key: order.id) }
         try db.execute("DELETE FROM order_items WHERE order_id = ?", [.text(order.id)])
         try insertItems(of: order)
-        db.recordedChanges.append(Change(kind: .order, key: order.id, operation: .update))
     }
 
     /// Deletes the order and its items; false if there was none.
@@ -92,7 +89,6 @@ public struct OrderTable {
         // order_items go with it: ON DELETE CASCADE.
         try db.execute("DELETE FROM orders WHERE id = ?", [.text(id)])
         guard db.changes == 1 else { return false }
-        db.recordedChanges.append(Change(kind: .order, key: id, operation: .delete))
         return true
     }
 
