@@ -59,8 +59,10 @@ struct FeedValidator {
                     case "version":
                         hasVersion = true
                         switch try parser.readValue() {
-                        case .number("1"): break
-                        case let value: problem("version", "must be 1, found \(describe(value)); this build reads version 1 only")
+                        // Version 2 is a published feed's segment: version-1 members plus
+                        // `generation`, `from` and `to`, which the manifest sync checks.
+                        case .number("1"), .number("2"): break
+                        case let value: problem("version", "must be 1 (or 2 in a published segment), found \(describe(value))")
                         }
                     case "frameworks", "orders", "events", "images":
                         guard parser.nextKind == .array else {
