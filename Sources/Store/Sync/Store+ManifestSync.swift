@@ -73,7 +73,7 @@ extension Store {
         let newCursor = SyncCursor(generation: manifest.generation, sequence: manifest.head)
         let expectedCursor = cursor
         let fullSync = fullSyncReason != nil
-        let (pages, fetchedDetails) = (loaded.map(\.0), details)
+        let (pages, fetchedDetails) = (loaded.map { ($0.0, $0.1 != nil) }, details)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
@@ -85,16 +85,25 @@ extension Store {
                 }
                 var reconciler = try Reconciler(db: db, source: key, validators: validators, policy: policy,
                                                 imageBudget: budget, now: now, status: status)
+                // The snapshot's pages are one feed (a key at most once); each segment is one of
+                // its own, applied in order: a key changed in several segments takes the last.
+                var recordCount = 0
                 var validator = FeedValidator()
-                for file in pages {
+                for (file, isSegment) in pages {
+                    if isSegment {
+                        try validator.finish()
+                        recordCount += validator.recordCount
+                        validator = FeedValidator()
+                    }
                     try validator.add(file.body, source: file.name, pageURL: file.url, into: &reconciler)
                 }
                 try validator.finish()
+                recordCount += validator.recordCount
                 try reconciler.finish()
                 var report = reconciler.report
                 report.published = fetchedDetails
                 if dryRun {
-                    throw DryRunRollback(report: report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
+                    throw DryRunRollback(report: report, downloads: reconciler.imagesToDownload, records: recordCount)
                 }
                 try state.setCursor(newCursor, sourceID: reconciler.sourceID)
                 if report.images.failed > 0 {
@@ -103,7 +112,7 @@ extension Store {
                 let historyID = try state.appendHistory(SyncHistoryEntry(
                     source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
                     outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
-                return (report, reconciler.imagesToDownload, validator.recordCount, historyID)
+                return (report, reconciler.imagesToDownload, recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
             (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
