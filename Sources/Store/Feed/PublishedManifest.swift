@@ -50,26 +50,41 @@ struct PublishedManifest: Sendable, Equatable {
 
     var jsonValue: JSONValue {
         func file(_ file: File) -> [JSONMember] {
-            [JSONMember("name", .string(file.name)), JSONMember("size", .integer(file.size)),
-             JSONMember("sha256", .string(file.sha256))]
+            [
+                JSONMember("name", .string(file.name)), JSONMember("size", .integer(file.size)),
+                JSONMember("sha256", .string(file.sha256)),
+            ]
         }
         return .object([
             JSONMember("version", .integer(2)),
             JSONMember("generation", .string(generation)),
             JSONMember("head", .integer(head)),
-            JSONMember("snapshot", .object([
-                JSONMember("sequence", .integer(snapshotSequence)),
-                JSONMember("files", .array(snapshotFiles.map { .object(file($0)) })),
-            ])),
-            JSONMember("segments", .array(segments.map {
-                .object([JSONMember("from", .integer($0.from)), JSONMember("to", .integer($0.to))] + file($0.file))
-            })),
-            JSONMember("publisher", .object([
-                JSONMember("store", .string(storeID)), JSONMember("transaction", .integer(transaction)),
-                JSONMember("retired", .array(retired.map {
-                    .object([JSONMember("name", .string($0.name)), JSONMember("since", .string(Timestamp.format($0.since)))])
-                })),
-            ])),
+            JSONMember(
+                "snapshot",
+                .object([
+                    JSONMember("sequence", .integer(snapshotSequence)),
+                    JSONMember("files", .array(snapshotFiles.map { .object(file($0)) })),
+                ])),
+            JSONMember(
+                "segments",
+                .array(
+                    segments.map {
+                        .object([JSONMember("from", .integer($0.from)), JSONMember("to", .integer($0.to))] + file($0.file))
+                    })),
+            JSONMember(
+                "publisher",
+                .object([
+                    JSONMember("store", .string(storeID)), JSONMember("transaction", .integer(transaction)),
+                    JSONMember(
+                        "retired",
+                        .array(
+                            retired.map {
+                                .object([
+                                    JSONMember("name", .string($0.name)),
+                                    JSONMember("since", .string(Timestamp.format($0.since))),
+                                ])
+                            })),
+                ])),
         ])
     }
 
@@ -89,7 +104,9 @@ struct PublishedManifest: Sendable, Equatable {
     static let maximumFiles = 100_000
 
     static func parse(_ data: Data, source: String, maximumFileBytes: Int = Int.max) throws -> PublishedManifest {
-        func fail(_ path: String, _ message: String) -> ManifestError { ManifestError(source: source, path: path, message: message) }
+        func fail(_ path: String, _ message: String) -> ManifestError {
+            ManifestError(source: source, path: path, message: message)
+        }
         let root: JSONValue
         do {
             root = try JSONParser.parse(data)
@@ -100,9 +117,14 @@ struct PublishedManifest: Sendable, Equatable {
         func integer(_ value: JSONValue?, _ path: String, minimum: Int = 0, maximum: Int = maximumSequence) throws -> Int {
             guard let value else { throw fail(path, "is required") }
             guard case .number(let text) = value, let number = Int(text) else {
-                throw fail(path, "expected an integer, found \(value.typeDescription == "a number" ? "a number that is not an integer" : value.typeDescription)")
+                throw fail(
+                    path,
+                    "expected an integer, found \(value.typeDescription == "a number" ? "a number that is not an integer" : value.typeDescription)"
+                )
             }
-            guard number >= minimum, number <= maximum else { throw fail(path, "\(number) is out of range \(minimum)...\(maximum)") }
+            guard number >= minimum, number <= maximum else {
+                throw fail(path, "\(number) is out of range \(minimum)...\(maximum)")
+            }
             return number
         }
         func string(_ value: JSONValue?, _ path: String) throws -> String {
@@ -116,7 +138,8 @@ struct PublishedManifest: Sendable, Equatable {
             if let reason = refusal(ofName: name) { throw fail(path + ".name", "'\(name)' \(reason)") }
             let size = try integer(value["size"], path + ".size", maximum: min(maximumFileBytes, maximumSequence))
             let digest = try string(value["sha256"], path + ".sha256")
-            guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+            else {
                 throw fail(path + ".sha256", "expected 64 lowercase hex digits, found '\(digest.prefix(80))'")
             }
             return File(name: name, size: size, sha256: digest)
@@ -127,7 +150,8 @@ struct PublishedManifest: Sendable, Equatable {
         }
         let generation = try string(root["generation"], "generation")
         guard (1...64).contains(generation.utf8.count),
-              generation.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7a).contains($0) || $0 == 0x2d }) else {
+            generation.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7a).contains($0) || $0 == 0x2d })
+        else {
             throw fail("generation", "expected 1 to 64 lowercase letters, digits or '-'")
         }
         let head = try integer(root["head"], "head", minimum: 1)
@@ -149,7 +173,10 @@ struct PublishedManifest: Sendable, Equatable {
             let from = try integer(value["from"], path + ".from", minimum: 1)
             let to = try integer(value["to"], path + ".to", minimum: from)
             guard from == expected else {
-                throw fail(path + ".from", "is \(from) but \(expected) was expected: segments must follow the snapshot and each other without gap or overlap")
+                throw fail(
+                    path + ".from",
+                    "is \(from) but \(expected) was expected: segments must follow the snapshot and each other without gap or overlap"
+                )
             }
             segments.append(Segment(from: from, to: to, file: entry))
             expected = to + 1
@@ -170,15 +197,17 @@ struct PublishedManifest: Sendable, Equatable {
             if case .array(let values)? = publisher["retired"] {
                 for value in values {
                     if case .string(let name)? = value["name"], refusal(ofName: name) == nil,
-                       case .string(let since)? = value["since"], let date = Timestamp.parse(since) {
+                        case .string(let since)? = value["since"], let date = Timestamp.parse(since)
+                    {
                         retired.append(Retired(name: name, since: date))
                     }
                 }
             }
         }
-        return PublishedManifest(generation: generation, head: head, snapshotSequence: snapshotSequence,
-                                 snapshotFiles: snapshotFiles, segments: segments, storeID: storeID,
-                                 transaction: transaction, retired: retired)
+        return PublishedManifest(
+            generation: generation, head: head, snapshotSequence: snapshotSequence,
+            snapshotFiles: snapshotFiles, segments: segments, storeID: storeID,
+            transaction: transaction, retired: retired)
     }
 
     /// Why a file name is refused, or nil: only a plain name in the manifest's folder.

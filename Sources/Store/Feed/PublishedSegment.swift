@@ -52,9 +52,12 @@ struct PublishedSegment: Sendable, Equatable {
     }
 
     static func tombstones(_ deleted: [RecordKind: Set<String>]) -> JSONValue {
-        .object(RecordKind.allCases.map { kind in
-            JSONMember(kind.plural, .array((deleted[kind] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(JSONValue.string)))
-        })
+        .object(
+            RecordKind.allCases.map { kind in
+                JSONMember(
+                    kind.plural,
+                    .array((deleted[kind] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(JSONValue.string)))
+            })
     }
 
     /// The key a record value is filed under: `url` for images, `id` for the others.

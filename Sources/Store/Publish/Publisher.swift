@@ -31,20 +31,24 @@ struct Publisher {
         let earliest = try db.query("SELECT coalesce(min(tx), 0) FROM change_log") { $0.int64(0) }[0]
 
         guard let previous else {
-            return try newGeneration(db, storeID: storeID, transaction: latest, previous: nil, reason: "the folder had no manifest")
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: nil, reason: "the folder had no manifest")
         }
         if previous.storeID != storeID {
-            return try newGeneration(db, storeID: storeID, transaction: latest, previous: previous,
-                                     reason: "the folder was published from another store")
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the folder was published from another store")
         }
         if previous.transaction > latest {
-            return try newGeneration(db, storeID: storeID, transaction: latest, previous: previous,
-                                     reason: "the store's change log is behind the folder's manifest")
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the store's change log is behind the folder's manifest")
         }
         if latest == previous.transaction { return unchanged(previous) }
         if earliest > previous.transaction + 1 {
-            return try newGeneration(db, storeID: storeID, transaction: latest, previous: previous,
-                                     reason: "the change log no longer reaches back to the last publish")
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the change log no longer reaches back to the last publish")
         }
 
         // 1. What changed: the keys the log names after the last publish, read as they are now.
@@ -97,14 +101,18 @@ struct Publisher {
             // Tombstones since the generation began stay in the snapshot: a client that falls
             // back to it still deletes what was deleted while it was away.
             var tombstones = try PublishedSegment.parse(
-                try readFile(previous.snapshotFiles[previous.snapshotFiles.count - 1].name), source: "snapshot").deleted
+                try readFile(previous.snapshotFiles[previous.snapshotFiles.count - 1].name), source: "snapshot"
+            ).deleted
             for old in previous.segments where old.to > previous.snapshotSequence {
-                for (kind, deleted) in try content(of: old, written: written).deleted { tombstones[kind, default: []].formUnion(deleted) }
+                for (kind, deleted) in try content(of: old, written: written).deleted {
+                    tombstones[kind, default: []].formUnion(deleted)
+                }
             }
             for (kind, deleted) in segment.deleted { tombstones[kind, default: []].formUnion(deleted) }
             manifest.snapshotSequence = head
-            manifest.snapshotFiles = try writeSnapshot(db, generation: manifest.generation, sequence: head, tombstones: tombstones,
-                                                       into: &written)
+            manifest.snapshotFiles = try writeSnapshot(
+                db, generation: manifest.generation, sequence: head, tombstones: tombstones,
+                into: &written)
             outcome = .snapshot
             reason = reaches ? "the segments outgrew the snapshot" : "the oldest retained segment no longer reaches the snapshot"
             dropOldSegments(&manifest, snapshotBytes: manifest.snapshotFiles.reduce(0) { $0 + $1.size })
@@ -123,13 +131,16 @@ struct Publisher {
         PublishReport(outcome: .unchanged, generation: manifest.generation, head: manifest.head, filesInFolder: countFiles())
     }
 
-    private func newGeneration(_ db: Database, storeID: String, transaction: Int64, previous: PublishedManifest?,
-                               reason: String) throws -> PublishReport {
+    private func newGeneration(
+        _ db: Database, storeID: String, transaction: Int64, previous: PublishedManifest?,
+        reason: String
+    ) throws -> PublishReport {
         let generation = UUID().uuidString.lowercased()
         var written: [String: Data] = [:]
         let files = try writeSnapshot(db, generation: generation, sequence: 1, tombstones: [:], into: &written)
-        let manifest = PublishedManifest(generation: generation, head: 1, snapshotSequence: 1, snapshotFiles: files, segments: [],
-                                         storeID: storeID, transaction: transaction, retired: previous?.retired ?? [])
+        let manifest = PublishedManifest(
+            generation: generation, head: 1, snapshotSequence: 1, snapshotFiles: files, segments: [],
+            storeID: storeID, transaction: transaction, retired: previous?.retired ?? [])
         var report = try commit(manifest, previous: previous, written: written)
         report.outcome = .snapshot
         report.reason = reason
@@ -139,15 +150,18 @@ struct Publisher {
     /// Drops the oldest segments while there are too many or they outweigh the snapshot.
     private func dropOldSegments(_ manifest: inout PublishedManifest, snapshotBytes: Int) {
         while manifest.segments.count > 1,
-              manifest.segments.count > options.compaction.maximumSegments
-                || manifest.segments.reduce(0, { $0 + $1.file.size }) > max(snapshotBytes, 64 << 10) {
+            manifest.segments.count > options.compaction.maximumSegments
+                || manifest.segments.reduce(0, { $0 + $1.file.size }) > max(snapshotBytes, 64 << 10)
+        {
             manifest.segments.removeFirst()
         }
     }
 
     /// Writes the new files, then the manifest (the atomic step), then deletes what has been
     /// unnamed for the grace period.
-    private func commit(_ proposed: PublishedManifest, previous: PublishedManifest?, written: [String: Data]) throws -> PublishReport {
+    private func commit(_ proposed: PublishedManifest, previous: PublishedManifest?, written: [String: Data]) throws
+        -> PublishReport
+    {
         var manifest = proposed
         let named = Set(manifest.files.map(\.name))
         // Files no longer named start their grace period now; so do strays (a killed publish's).
@@ -166,12 +180,15 @@ struct Publisher {
         var deleted: [String] = []
         for file in expired where unlink(folder.appendingPathComponent(file.name).path) == 0 { deleted.append(file.name) }
         removeStaleTemporaries()
-        return PublishReport(outcome: .segment, generation: manifest.generation, head: manifest.head,
-                             filesWritten: files.map(\.key), filesDeleted: deleted.sorted(), filesInFolder: countFiles())
+        return PublishReport(
+            outcome: .segment, generation: manifest.generation, head: manifest.head,
+            filesWritten: files.map(\.key), filesDeleted: deleted.sorted(), filesInFolder: countFiles())
     }
 
-    private func store(_ segment: PublishedSegment, generation: String, from: Int, to: Int,
-                       into written: inout [String: Data]) -> PublishedManifest.Segment {
+    private func store(
+        _ segment: PublishedSegment, generation: String, from: Int, to: Int,
+        into written: inout [String: Data]
+    ) -> PublishedManifest.Segment {
         let data = segment.encoded(generation: generation, from: from, to: to)
         let digest = SHA256.hexDigest(of: data)
         let name = "segment-\(from)-\(to)-\(digest.prefix(16)).json"
@@ -186,15 +203,21 @@ struct Publisher {
 
     /// Version-1 pages of the whole store, records ordered by kind then key, then one page of
     /// tombstones.
-    private func writeSnapshot(_ db: Database, generation: String, sequence: Int, tombstones: [RecordKind: Set<String>],
-                               into written: inout [String: Data]) throws -> [PublishedManifest.File] {
+    private func writeSnapshot(
+        _ db: Database, generation: String, sequence: Int, tombstones: [RecordKind: Set<String>],
+        into written: inout [String: Data]
+    ) throws -> [PublishedManifest.File] {
         var records: [(RecordKind, JSONValue)] = []
         records += try db.frameworks.fetchAll().map { (.framework, $0.jsonValue) }
         records += try db.orders.fetchAll().map { (.order, $0.jsonValue()) }
-        records += try db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map { (.event, $0.jsonValue) }
+        records += try db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map {
+            (.event, $0.jsonValue)
+        }
         records += try db.images(budget: imageBudget, now: now).fetchAll().map { (.image, $0.jsonValue(includingData: true)) }
         var present: [RecordKind: Set<String>] = [:]
-        for (kind, value) in records { if let key = PublishedSegment.key(of: value, kind: kind) { present[kind, default: []].insert(key) } }
+        for (kind, value) in records {
+            if let key = PublishedSegment.key(of: value, kind: kind) { present[kind, default: []].insert(key) }
+        }
         var files: [PublishedManifest.File] = []
         let size = max(1, options.snapshotPageSize)
         var start = 0
@@ -242,7 +265,8 @@ struct Publisher {
     private func readFile(_ name: String) throws -> Data {
         let path = folder.appendingPathComponent(name).path
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw PublishError(path: path, reason: "a file the manifest names is missing; publish into an empty folder to start again")
+            throw PublishError(
+                path: path, reason: "a file the manifest names is missing; publish into an empty folder to start again")
         }
         return data
     }
@@ -261,7 +285,9 @@ struct Publisher {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         where name.hasPrefix(".") && name.contains(".tmp-") {
             let path = folder.appendingPathComponent(name).path
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { continue }
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
+                continue
+            }
             if now.timeIntervalSince(modified) >= options.gracePeriod { unlink(path) }
         }
     }

@@ -21,8 +21,9 @@ extension Store {
                 throw PublishError(path: folder.path, reason: "cannot create the folder: \(FeedLoader.reason(error))")
             }
         }
-        let publisher = Publisher(folder: folder, options: options, imageBudget: configuration.imageCacheBudget,
-                                  now: configuration.clock.now())
+        let publisher = Publisher(
+            folder: folder, options: options, imageBudget: configuration.imageCacheBudget,
+            now: configuration.clock.now())
         return try await read { db in try publisher.publish(db: db) }
     }
 }

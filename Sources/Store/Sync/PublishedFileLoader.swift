@@ -36,14 +36,17 @@ struct PublishedFileLoader: Sendable {
             let response: HTTPResponse
             do {
                 // One byte more than the manifest says, so a longer file is seen as such.
-                response = try await fetcher.fetch(HTTPRequest(
-                    url: url, headers: headers, timeout: options.timeout, maximumBytes: min(file.size + 1, options.maximumBytes)))
+                response = try await fetcher.fetch(
+                    HTTPRequest(
+                        url: url, headers: headers, timeout: options.timeout,
+                        maximumBytes: min(file.size + 1, options.maximumBytes)))
             } catch let error as HTTPError {
                 if case .tooLarge = error { throw mismatch("larger than the \(file.size) bytes the manifest says") }
                 throw error
             }
             guard response.status == 200 else {
-                throw mismatch(response.status == 404 ? "missing (404): the manifest names this file" : "HTTP status \(response.status)")
+                throw mismatch(
+                    response.status == 404 ? "missing (404): the manifest names this file" : "HTTP status \(response.status)")
             }
             body = response.body
         }
@@ -60,7 +63,9 @@ extension FeedSource {
     var resolvingPublishedFolder: FeedSource {
         guard case .file(let url) = self else { return self }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else { return self }
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return self
+        }
         return .file(url.appendingPathComponent(PublishedManifest.fileName).standardizedFileURL)
     }
 }

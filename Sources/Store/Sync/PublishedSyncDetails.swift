@@ -15,8 +15,10 @@ public struct PublishedSyncDetails: Sendable, Equatable {
     package var jsonValue: JSONValue {
         var members = [JSONMember("generation", .string(generation))]
         if let fromSequence { members.append(JSONMember("fromSequence", .integer(fromSequence))) }
-        members += [JSONMember("toSequence", .integer(toSequence)), JSONMember("filesFetched", .integer(filesFetched)),
-                    JSONMember("bytesFetched", .integer(bytesFetched))]
+        members += [
+            JSONMember("toSequence", .integer(toSequence)), JSONMember("filesFetched", .integer(filesFetched)),
+            JSONMember("bytesFetched", .integer(bytesFetched)),
+        ]
         if let fullSyncReason { members.append(JSONMember("fullSyncReason", .string(fullSyncReason))) }
         return .object(members)
     }

@@ -5,8 +5,10 @@ extension Store {
     /// once the source turned out to be a manifest: the segments after this store's cursor, or
     /// the snapshot (and the segments after it) when the cursor cannot be continued, each
     /// verified, then all applied in one write transaction with the cursor, like a version-1 feed.
-    func performManifestSync(_ source: FeedSource, manifest page: FetchedFeed.Page, validators: [PageValidators]?, force: Bool,
-                             options: SyncOptions, startedAt: Date) async throws -> SyncReport {
+    func performManifestSync(
+        _ source: FeedSource, manifest page: FetchedFeed.Page, validators: [PageValidators]?, force: Bool,
+        options: SyncOptions, startedAt: Date
+    ) async throws -> SyncReport {
         let key = source.key
         let manifest = try PublishedManifest.parse(page.body, source: page.name, maximumFileBytes: options.maximumBytes)
         let cursor = try await read { try SyncStateTable(db: $0).cursor(for: key) }
@@ -23,7 +25,8 @@ extension Store {
             } else if cursor.sequence > manifest.head {
                 fullSyncReason = "the store's cursor (\(cursor.sequence)) is ahead of the feed's head (\(manifest.head))"
             } else if cursor.sequence < oldestBase {
-                fullSyncReason = "the store's cursor (\(cursor.sequence)) is older than the oldest retained segment (from \(oldestBase + 1))"
+                fullSyncReason =
+                    "the store's cursor (\(cursor.sequence)) is older than the oldest retained segment (from \(oldestBase + 1))"
             }
         } else {
             fullSyncReason = "no cursor for this source yet"
@@ -31,9 +34,10 @@ extension Store {
         let start = fullSyncReason == nil ? cursor!.sequence : manifest.snapshotSequence
         var files = fullSyncReason == nil ? [] : manifest.snapshotFiles.map { ($0, PublishedManifest.Segment?.none) }
         files += manifest.segments.filter { $0.to > start }.map { ($0.file, $0) }
-        var details = PublishedSyncDetails(generation: manifest.generation,
-                                           fromSequence: cursor?.generation == manifest.generation ? cursor?.sequence : nil,
-                                           toSequence: manifest.head, fullSyncReason: fullSyncReason)
+        var details = PublishedSyncDetails(
+            generation: manifest.generation,
+            fromSequence: cursor?.generation == manifest.generation ? cursor?.sequence : nil,
+            toSequence: manifest.head, fullSyncReason: fullSyncReason)
 
         let dryRun = options.dryRun
         if files.isEmpty {
@@ -41,8 +45,9 @@ extension Store {
             let report = SyncReport(status: dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !dryRun {
                 let now = clock.now()
-                let entry = SyncHistoryEntry(source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
-                                             outcome: .upToDate, report: report)
+                let entry = SyncHistoryEntry(
+                    source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
+                    outcome: .upToDate, report: report)
                 try await write { db in
                     let state = SyncStateTable(db: db)
                     _ = try state.saveSource(key, pages: validators, policy: nil, syncedAt: now)
@@ -81,10 +86,12 @@ extension Store {
                 // Another sync of this source may have committed during the downloads: the
                 // segments chosen for the old cursor might not continue the new one.
                 if !fullSync, try state.cursor(for: key) != expectedCursor {
-                    throw ManifestError(source: key, path: "", message: "the store was synced from this source meanwhile; sync again")
+                    throw ManifestError(
+                        source: key, path: "", message: "the store was synced from this source meanwhile; sync again")
                 }
-                var reconciler = try Reconciler(db: db, source: key, validators: validators, policy: policy,
-                                                imageBudget: budget, now: now, status: status)
+                var reconciler = try Reconciler(
+                    db: db, source: key, validators: validators, policy: policy,
+                    imageBudget: budget, now: now, status: status)
                 // The snapshot's pages are one feed (a key at most once); each segment is one of
                 // its own, applied in order: a key changed in several segments takes the last.
                 var recordCount = 0
@@ -109,9 +116,10 @@ extension Store {
                 if report.images.failed > 0 {
                     _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now)
                 }
-                let historyID = try state.appendHistory(SyncHistoryEntry(
-                    source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
-                    outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                let historyID = try state.appendHistory(
+                    SyncHistoryEntry(
+                        source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+                        outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
                 return (report, reconciler.imagesToDownload, recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
@@ -143,10 +151,16 @@ extension Store {
 
     /// A segment's own `version`, `generation`, `from` and `to` must be the manifest's: a
     /// segment of another generation, or one that does not continue the cursor, is refused.
-    private static func checkSegment(_ file: PublishedFileLoader.Loaded, matches segment: PublishedManifest.Segment,
-                                     generation: String) throws {
-        func fail(_ path: String, _ message: String) -> ManifestError { ManifestError(source: file.name, path: path, message: message) }
-        guard case .number("2")? = JSONParser.topLevelMember("version", in: file.body) else { throw fail("version", "must be 2 in a segment") }
+    private static func checkSegment(
+        _ file: PublishedFileLoader.Loaded, matches segment: PublishedManifest.Segment,
+        generation: String
+    ) throws {
+        func fail(_ path: String, _ message: String) -> ManifestError {
+            ManifestError(source: file.name, path: path, message: message)
+        }
+        guard case .number("2")? = JSONParser.topLevelMember("version", in: file.body) else {
+            throw fail("version", "must be 2 in a segment")
+        }
         guard case .string(generation)? = JSONParser.topLevelMember("generation", in: file.body) else {
             throw fail("generation", "is not the manifest's generation '\(generation)'")
         }

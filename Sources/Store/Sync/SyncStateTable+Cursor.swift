@@ -17,8 +17,11 @@ extension SyncStateTable {
 
     /// Sets (or, with nil, clears) the cursor of the source with id `sourceID`.
     func setCursor(_ cursor: SyncCursor?, sourceID: Int64) throws {
-        try db.execute("UPDATE sync_sources SET cursor_generation = ?, cursor_sequence = ? WHERE id = ?",
-                       [cursor.map { .text($0.generation) } ?? .null, cursor.map { .integer(Int64($0.sequence)) } ?? .null,
-                        .integer(sourceID)])
+        try db.execute(
+            "UPDATE sync_sources SET cursor_generation = ?, cursor_sequence = ? WHERE id = ?",
+            [
+                cursor.map { .text($0.generation) } ?? .null, cursor.map { .integer(Int64($0.sequence)) } ?? .null,
+                .integer(sourceID),
+            ])
     }
 }

@@ -50,9 +50,13 @@ struct PublishCommand: AsyncParsableCommand {
         }
         switch report.outcome {
         case .unchanged: Output.print("\(folder): unchanged at \(report.head) (nothing changed since the last publish)")
-        case .segment: Output.print("\(folder): published \(report.head) (\(report.changes) changes, \(report.filesWritten.count) files written)")
+        case .segment:
+            Output.print(
+                "\(folder): published \(report.head) (\(report.changes) changes, \(report.filesWritten.count) files written)")
         case .snapshot:
-            Output.print("\(folder): published \(report.head) as a snapshot (\(report.reason ?? "")), \(report.filesWritten.count) files written")
+            Output.print(
+                "\(folder): published \(report.head) as a snapshot (\(report.reason ?? "")), \(report.filesWritten.count) files written"
+            )
         }
     }
 }
