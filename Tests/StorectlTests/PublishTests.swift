@@ -147,6 +147,49 @@ struct PublishTests {
         }
     }
 
+    @Test("files a manifest no longer names stay for the grace period, then go; a far-behind client falls back to the snapshot")
+    func retiredFilesStayForTheGracePeriod() async throws {
+        let cli = try Storectl()
+        try await Self.source(cli, frameworks: 100)
+        let folder = cli.directory.path + "/pub"
+        #expect(try await cli.run(["--db", "src.sqlite", "publish", folder]).status == 0)
+        #expect(try await cli.run(["--db", "behind.sqlite", "sync", folder, "--policy", "prefer-remote"]).status == 0)
+        for number in 0..<2 {
+            #expect(try await cli.run(["--db", "src.sqlite", "frameworks", "update", "fw-000001", "--name", "E\(number)"]).status == 0)
+            #expect(try await cli.run(["--db", "src.sqlite", "publish", folder]).status == 0)
+        }
+        // The second publish merged segments 2 and 3: segment 2's file is unnamed but kept.
+        let manifest = try Self.manifest(folder)
+        let named = Set(((manifest["segments"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
+        let segmentFiles = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("segment-") }
+        #expect(segmentFiles.contains { !named.contains($0) }, "\(segmentFiles) \(named)")
+        let retired = ((manifest["publisher"] as? [String: Any])?["retired"] as? [[String: Any]]) ?? []
+        #expect(!retired.isEmpty, "\(manifest)")
+        // With no grace period left, the next publish deletes them.
+        #expect(try await cli.run(["--db", "src.sqlite", "frameworks", "update", "fw-000002", "--name", "X"]).status == 0)
+        #expect(try await cli.run(["--db", "src.sqlite", "publish", folder, "--grace-seconds", "0"]).status == 0)
+        let after = try Self.manifest(folder)
+        let names = Set(
+            ((after["segments"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+                + (((after["snapshot"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "manifest.json" }
+        #expect(Set(left) == names, "\(left.sorted()) \(names.sorted())")
+
+        let synced = try await cli.run(["--db", "behind.sqlite", "sync", folder, "--policy", "prefer-remote", "--json"])
+        #expect(synced.status == 0, "\(synced)")
+        #expect((Self.json(synced)["published"] as? [String: Any])?["fromSequence"] as? Int == 1, "\(synced)")
+        #expect(try await Self.export(cli, "behind.sqlite") == Self.export(cli, "src.sqlite"))
+
+        // Published from scratch (a new generation): the client reads the snapshot, and says why.
+        try FileManager.default.removeItem(atPath: folder + "/manifest.json")
+        #expect(try await cli.run(["--db", "src.sqlite", "frameworks", "delete", "fw-000003"]).status == 0)
+        #expect(try await cli.run(["--db", "src.sqlite", "publish", folder]).status == 0)
+        let full = try await cli.run(["--db", "behind.sqlite", "sync", folder, "--policy", "prefer-remote", "--json"])
+        #expect(full.status == 0, "\(full)")
+        let reason = (Self.json(full)["published"] as? [String: Any])?["fullSyncReason"] as? String
+        #expect(reason?.contains("another generation") == true, "\(full)")
+    }
+
     @Test("a tampered, missing, truncated or misplaced file is refused and the store is unchanged")
     func tamperedFilesAreRefused() async throws {
         let cli = try Storectl()
