@@ -30,6 +30,9 @@ struct FeedValidator {
     private var source = ""
     /// Records and tombstones read so far, valid or not.
     private(set) var recordCount = 0
+    /// Whether `version` 2 is accepted: set for the segments of a published feed (a manifest), never
+    /// for a version-1 feed.
+    var acceptsSegments = false
 
     /// Reads and checks one page, handing its valid records to `sink` in document order while
     /// the feed has no problem. Throws only what `sink` throws.
@@ -59,10 +62,11 @@ struct FeedValidator {
                     case "version":
                         hasVersion = true
                         switch try parser.readValue() {
-                        // Version 2 is a published feed's segment: version-1 members plus
-                        // `generation`, `from` and `to`, which the manifest sync checks.
-                        case .number("1"), .number("2"): break
-                        case let value: problem("version", "must be 1 (or 2 in a published segment), found \(describe(value))")
+                        case .number("1"): break
+                        // A published feed's segment: version-1 members plus `generation`,
+                        // `from` and `to`, which the manifest sync checks.
+                        case .number("2") where acceptsSegments: break
+                        case let value: problem("version", "must be 1, found \(describe(value)); this build reads version 1 only")
                         }
                     case "frameworks", "orders", "events", "images":
                         guard parser.nextKind == .array else {

@@ -101,6 +101,7 @@ extension Store {
                         try validator.finish()
                         recordCount += validator.recordCount
                         validator = FeedValidator()
+                        validator.acceptsSegments = true
                     }
                     try validator.add(file.body, source: file.name, pageURL: file.url, into: &reconciler)
                 }
