@@ -27,7 +27,7 @@ struct SyncPagesMigrationTests {
                 #expect(state == SourceState(pages: [], policy: nil))
                 #expect(try await store.read { try $0.query("SELECT count(*) FROM sync_records") { $0.int(0) } } == [1])
                 let columns = try await store.read { try $0.query("SELECT name FROM pragma_table_info('sync_sources') ORDER BY cid") { $0.text(0) } }
-                #expect(columns == ["id", "source", "last_synced_at", "policy"])
+                #expect(columns == ["id", "source", "last_synced_at", "policy", "cursor_generation", "cursor_sequence"])  // 0010 adds the cursor
 
                 // Saving pages and a policy, then reading them back; forgetting the source forgets its pages.
                 let pages = [PageValidators(url: source, etag: "\"v2\"", lastModified: nil),

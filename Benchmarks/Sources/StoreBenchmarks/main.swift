@@ -392,6 +392,44 @@ if wanted("memory"), let records = options.memoryRecords, let storectl = options
                           met: Double(ours) * 1000 / Double(size) <= 2))
 }
 
+// MARK: incremental sync from a published feed
+
+/// A one-record change on an N-record published feed (`storectl publish`): the client's sync
+/// (manifest + one segment) against a full sync of the same feed into an empty store.
+if wanted("incremental-sync"), let storectl = options.storectl {
+    log("incremental sync: one-record change on a \(n)-record published feed")
+    let feed = scratch.path("incremental-feed.json"), source = scratch.path("incremental-source.sqlite")
+    let folder = scratch.path("incremental-pub"), before = scratch.path("incremental-before.sqlite")
+    let target = scratch.path("incremental-target.sqlite")
+    try writeFeed(frameworks, to: feed)
+    try await runProcess(storectl, ["sync", feed, "--db", source, "--quiet", "--max-bytes", "4GiB"])
+    try await runProcess(storectl, ["publish", folder, "--db", source])
+    let manifestPath = folder + "/manifest.json"
+    func fileSize(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
+    try await runProcess(storectl, ["sync", manifestPath, "--db", before, "--quiet", "--policy", "prefer-remote"])
+    try await runProcess(storectl, ["frameworks", "update", frameworks[n / 2].id, "--name", "Changed once", "--db", source])
+    try await runProcess(storectl, ["publish", folder, "--db", source])
+    let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any] ?? [:]
+    let snapshotFiles = ((manifest["snapshot"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
+    let segments = (manifest["segments"] as? [[String: Any]]) ?? []
+    let manifestBytes = fileSize(manifestPath)
+    let fullBytes = manifestBytes + (snapshotFiles + segments).reduce(0) { $0 + (($1["size"] as? Int) ?? 0) }
+    let incrementalBytes = manifestBytes + segments.filter { (($0["to"] as? Int) ?? 0) > 1 }.reduce(0) { $0 + (($1["size"] as? Int) ?? 0) }
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2, setup: { contender in
+        scratch.remove("incremental-target.sqlite")
+        if contender == 1 { try FileManager.default.copyItem(atPath: before, toPath: target) }
+    }) { _ in
+        try await runProcess(storectl, ["sync", manifestPath, "--db", target, "--quiet", "--policy", "prefer-remote", "--max-bytes", "4GiB"])
+    }
+    let (full, incremental) = (timings[0], timings[1])
+    func kib(_ bytes: Int) -> String { String(format: "%.1f KiB", Double(bytes) / 1024) }
+    results.append(Result(id: "incremental-sync", workload: "sync after a one-record change, \(n)-record published feed",
+                          ours: "\(ms(incremental)), \(kib(incrementalBytes)) moved",
+                          baseline: "full sync of the same feed \(ms(full)), \(kib(fullBytes)) moved",
+                          ratio: ratio(incremental, full), ratioValue: incremental / full, target: "<= 0.1x full sync",
+                          met: incremental / full <= 0.1))
+}
+
 // MARK: report
 
 actor Counter {

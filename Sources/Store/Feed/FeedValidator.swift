@@ -32,6 +32,9 @@ struct FeedValidator {
     private var source = ""
     /// Records and tombstones read so far, valid or not.
     private(set) var recordCount = 0
+    /// Whether `version` 2 is accepted: set for the segments of a published feed (a manifest), never
+    /// for a version-1 feed.
+    var acceptsSegments = false
 
     init(recordTypes: [any StoreRecord.Type] = []) {
         self.recordTypes = recordTypes
@@ -68,6 +71,9 @@ struct FeedValidator {
                         hasVersion = true
                         switch try parser.readValue() {
                         case .number("1"): break
+                        // A published feed's segment: version-1 members plus `generation`,
+                        // `from` and `to`, which the manifest sync checks.
+                        case .number("2") where acceptsSegments: break
                         case let value: problem("version", "must be 1, found \(describe(value)); this build reads version 1 only")
                         }
                     case "frameworks", "orders", "events", "images":

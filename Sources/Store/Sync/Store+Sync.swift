@@ -51,6 +51,8 @@ extension Store {
     }
 
     private func performSync(_ source: FeedSource, options: SyncOptions, startedAt: Date) async throws -> SyncReport {
+        // A published folder is read through its manifest.
+        let source = source.resolvingPublishedFolder
         let key = source.key
         let state = try await read { try SyncStateTable(db: $0).state(for: key) }
         // A policy other than the last sync's must reconcile every record again: no 304 may end it.
@@ -66,6 +68,10 @@ extension Store {
         let fetched = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
+        if !fetched.notModified, fetched.pages.count == 1, PublishedManifest.looksLikeManifest(fetched.pages[0].body) {
+            return try await performManifestSync(source, manifest: fetched.pages[0], validators: fetched.validators,
+                                                 force: force, options: options, startedAt: startedAt)
+        }
         if fetched.notModified {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
@@ -153,7 +159,7 @@ extension Store {
 
     /// Downloads `images`, a few at a time; each failure is reported. When the task is
     /// cancelled, the downloads stop and the images not downloaded are reported as "cancelled".
-    private func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async {
+    func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async {
         guard !images.isEmpty else { return }
         let pipeline = imagePipeline
         let fetcher = fetcher
@@ -207,7 +213,7 @@ extension Store {
 }
 
 /// Thrown inside the write transaction of a dry run so that it rolls back, carrying the report out.
-private struct DryRunRollback: Error {
+struct DryRunRollback: Error {
     let report: SyncReport
     let downloads: [FeedImage]
     let records: Int

@@ -53,6 +53,8 @@ public struct SyncReport: Sendable, Equatable {
     /// Records kept because they changed on both sides (three-way) — kind and key.
     public var conflicts: [Change] = []
     public var imageFailures: [ImageFailure] = []
+    /// For a published feed (a manifest): the files read, and why a full sync if it was one.
+    public var published: PublishedSyncDetails?
 
     public init(status: Status, source: String, policy: SyncPolicy) {
         self.status = status
@@ -114,6 +116,7 @@ public struct SyncReport: Sendable, Equatable {
                 .object(["url": .string($0.url), "reason": .string($0.reason)])
             })))
         }
+        if let published { members.append(JSONMember("published", published.jsonValue)) }
         return .object(members)
     }
 }

@@ -106,6 +106,14 @@ struct SyncRunCommand: AsyncParsableCommand {
         let downloads = "\(images.downloaded) downloaded, \(images.failed) failed, \(images.deleted) deleted"
         lines.append("images: \(images.stored) stored, \(images.alreadyCached) already cached, \(downloads)")
         for conflict in report.conflicts { lines.append("conflict: \(conflict.kind) '\(conflict.key)' changed on both sides; kept local") }
+        if let published = report.published {
+            let moved = "\(published.filesFetched) files, \(published.bytesFetched) bytes"
+            if let reason = published.fullSyncReason {
+                lines.append("published feed: full sync to \(published.toSequence) (\(reason)); \(moved)")
+            } else {
+                lines.append("published feed: \(published.fromSequence ?? 0) -> \(published.toSequence); \(moved)")
+            }
+        }
         return TerminalText(lines: lines)
     }
 }

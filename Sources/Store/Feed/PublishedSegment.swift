@@ -1,0 +1,89 @@
+import Foundation
+
+/// What one change segment of a published feed (<doc:FeedFormat>, version 2) holds: per kind,
+/// the records inserted or updated (their whole value at the segment's end) and the keys deleted.
+/// A key is in one or the other, never both: the later change wins, so merging two consecutive
+/// segments gives the changes of both.
+struct PublishedSegment: Sendable, Equatable {
+    /// Record values by key, per kind (images keyed by url, the others by id).
+    var records: [RecordKind: [String: JSONValue]] = [:]
+    var deleted: [RecordKind: Set<String>] = [:]
+
+    var isEmpty: Bool { records.values.allSatisfy(\.isEmpty) && deleted.values.allSatisfy(\.isEmpty) }
+
+    mutating func put(_ kind: RecordKind, _ key: String, _ value: JSONValue) {
+        records[kind, default: [:]][key] = value
+        deleted[kind]?.remove(key)
+    }
+
+    mutating func delete(_ kind: RecordKind, _ key: String) {
+        records[kind]?[key] = nil
+        deleted[kind, default: []].insert(key)
+    }
+
+    /// Applies `newer` on top: its records and deletions win.
+    mutating func merge(_ newer: PublishedSegment) {
+        for (kind, values) in newer.records {
+            for (key, value) in values { put(kind, key, value) }
+        }
+        for (kind, keys) in newer.deleted {
+            for key in keys { delete(kind, key) }
+        }
+    }
+
+    /// The segment document: `version` 2, `generation`, `from`, `to`, then version-1 members, each
+    /// kind's records and tombstones ordered by key, so the same changes give the same bytes.
+    func encoded(generation: String, from: Int, to: Int) -> Data {
+        var members = [
+            JSONMember("version", .integer(2)), JSONMember("generation", .string(generation)),
+            JSONMember("from", .integer(from)), JSONMember("to", .integer(to)),
+        ]
+        members += Self.recordMembers(records)
+        members.append(JSONMember("deleted", Self.tombstones(deleted)))
+        return Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8)
+    }
+
+    static func recordMembers(_ records: [RecordKind: [String: JSONValue]]) -> [JSONMember] {
+        RecordKind.allCases.map { kind in
+            let values = records[kind] ?? [:]
+            let ordered = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { values[$0]! }
+            return JSONMember(kind.plural, .array(ordered))
+        }
+    }
+
+    static func tombstones(_ deleted: [RecordKind: Set<String>]) -> JSONValue {
+        .object(
+            RecordKind.allCases.map { kind in
+                JSONMember(
+                    kind.plural,
+                    .array((deleted[kind] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(JSONValue.string)))
+            })
+    }
+
+    /// The key a record value is filed under: `url` for images, `id` for the others.
+    static func key(of value: JSONValue, kind: RecordKind) -> String? {
+        guard case .string(let key)? = value[kind == .image ? "url" : "id"] else { return nil }
+        return key
+    }
+
+    /// Reads a segment (or a snapshot page's records and `deleted`) written by `encoded`. Used
+    /// by the publisher on its own files, to merge them.
+    static func parse(_ data: Data, source: String) throws -> PublishedSegment {
+        let root = try JSONParser.parse(data)
+        var segment = PublishedSegment()
+        for kind in RecordKind.allCases {
+            if case .array(let values)? = root[kind.plural] {
+                for value in values {
+                    guard let key = key(of: value, kind: kind) else {
+                        throw ManifestError(source: source, path: kind.plural, message: "a record without its key")
+                    }
+                    segment.put(kind, key, value)
+                }
+            }
+            if case .array(let keys)? = root["deleted"]?[kind.plural] {
+                for case .string(let key) in keys { segment.delete(kind, key) }
+            }
+        }
+        return segment
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+
+/// Writes one publish of a store into a folder (<doc:FeedFormat>, version 2), from inside one
+/// read transaction, so everything it writes is one consistent state of the store.
+///
+/// 1. What changed since the last publish is read from the change log (transactions after the
+///    manifest's `publisher.transaction`): the keys per kind; each key's current row is the
+///    record, an absent row a tombstone. A new snapshot (and generation) is written instead when
+///    there is no manifest yet, when it was published from another store, or when the log no
+///    longer reaches back to it.
+/// 2. The new segment, merged segments and any new snapshot are written to temporary files,
+///    flushed and renamed into place under names made of their content's SHA-256 (never reused
+///    for other bytes).
+/// 3. The new manifest is written the same way, last: the one atomic step that switches clients
+///    to the new state. A publish killed before it leaves the previous manifest, whose files are
+///    all still there.
+/// 4. Files that no manifest has named for the grace period are deleted.
+struct Publisher {
+    let folder: URL
+    let options: PublishOptions
+    let imageBudget: Int
+    let now: Date
+
+    private var manifestPath: String { folder.appendingPathComponent(PublishedManifest.fileName).path }
+
+    func publish(db: Database) throws -> PublishReport {
+        let previous = try readPreviousManifest()
+        let storeID = try db.query("SELECT id FROM store_identity") { $0.text(0) }.first ?? ""
+        let log = ChangeLogTable(db: db)
+        let latest = try log.latestTransaction()
+        let earliest = try db.query("SELECT coalesce(min(tx), 0) FROM change_log") { $0.int64(0) }[0]
+
+        guard let previous else {
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: nil, reason: "the folder had no manifest")
+        }
+        if previous.storeID != storeID {
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the folder was published from another store")
+        }
+        if previous.transaction > latest {
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the store's change log is behind the folder's manifest")
+        }
+        if latest == previous.transaction { return unchanged(previous) }
+        if earliest > previous.transaction + 1 {
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the change log no longer reaches back to the last publish")
+        }
+
+        // 1. What changed: the keys the log names after the last publish, read as they are now.
+        var keys: [RecordKind: Set<String>] = [:]
+        for batch in try log.batches(after: previous.transaction) {
+            for change in batch.changes { keys[change.kind, default: []].insert(change.key) }
+        }
+        var segment = PublishedSegment()
+        for (kind, kindKeys) in keys {
+            for key in kindKeys {
+                if let value = try currentValue(db, kind: kind, key: key) {
+                    segment.put(kind, key, value)
+                } else {
+                    segment.delete(kind, key)
+                }
+            }
+        }
+        // Transactions that changed no record (a sync with nothing new): nothing to publish.
+        if segment.isEmpty { return unchanged(previous) }
+        let changes = segment.records.values.reduce(0) { $0 + $1.count } + segment.deleted.values.reduce(0) { $0 + $1.count }
+
+        // 2. The new segment, then compaction.
+        let head = previous.head + 1
+        var written: [String: Data] = [:]
+        var segments = previous.segments
+        segments.append(store(segment, generation: previous.generation, from: head, to: head, into: &written))
+        while segments.count >= 2 {
+            let newer = segments[segments.count - 1], older = segments[segments.count - 2]
+            guard newer.to - newer.from >= older.to - older.from else { break }
+            var merged = try content(of: older, written: written)
+            merged.merge(try content(of: newer, written: written))
+            written[older.file.name] = nil
+            written[newer.file.name] = nil
+            segments.removeLast(2)
+            segments.append(store(merged, generation: previous.generation, from: older.from, to: newer.to, into: &written))
+        }
+
+        var manifest = previous
+        manifest.head = head
+        manifest.transaction = latest
+        manifest.segments = segments
+        var outcome = PublishReport.Outcome.segment
+        var reason: String?
+        let policy = options.compaction
+        let snapshotBytes = previous.snapshotFiles.reduce(0) { $0 + $1.size }
+        dropOldSegments(&manifest, snapshotBytes: snapshotBytes)
+        let afterSnapshot = manifest.segments.filter { $0.to > manifest.snapshotSequence }.reduce(0) { $0 + $1.file.size }
+        let reaches = (manifest.segments.first.map { $0.from - 1 } ?? head) <= manifest.snapshotSequence
+        if !reaches || Double(afterSnapshot) > policy.snapshotRefreshRatio * Double(snapshotBytes) {
+            // Tombstones since the generation began stay in the snapshot: a client that falls
+            // back to it still deletes what was deleted while it was away.
+            var tombstones = try PublishedSegment.parse(
+                try readFile(previous.snapshotFiles[previous.snapshotFiles.count - 1].name), source: "snapshot"
+            ).deleted
+            for old in previous.segments where old.to > previous.snapshotSequence {
+                for (kind, deleted) in try content(of: old, written: written).deleted {
+                    tombstones[kind, default: []].formUnion(deleted)
+                }
+            }
+            for (kind, deleted) in segment.deleted { tombstones[kind, default: []].formUnion(deleted) }
+            manifest.snapshotSequence = head
+            manifest.snapshotFiles = try writeSnapshot(
+                db, generation: manifest.generation, sequence: head, tombstones: tombstones,
+                into: &written)
+            outcome = .snapshot
+            reason = reaches ? "the segments outgrew the snapshot" : "the oldest retained segment no longer reaches the snapshot"
+            dropOldSegments(&manifest, snapshotBytes: manifest.snapshotFiles.reduce(0) { $0 + $1.size })
+        }
+        _ = policy
+        var report = try commit(manifest, previous: previous, written: written)
+        report.outcome = outcome
+        report.reason = reason
+        report.changes = changes
+        return report
+    }
+
+    // MARK: Steps
+
+    private func unchanged(_ manifest: PublishedManifest) -> PublishReport {
+        PublishReport(outcome: .unchanged, generation: manifest.generation, head: manifest.head, filesInFolder: countFiles())
+    }
+
+    private func newGeneration(
+        _ db: Database, storeID: String, transaction: Int64, previous: PublishedManifest?,
+        reason: String
+    ) throws -> PublishReport {
+        let generation = UUID().uuidString.lowercased()
+        var written: [String: Data] = [:]
+        let files = try writeSnapshot(db, generation: generation, sequence: 1, tombstones: [:], into: &written)
+        let manifest = PublishedManifest(
+            generation: generation, head: 1, snapshotSequence: 1, snapshotFiles: files, segments: [],
+            storeID: storeID, transaction: transaction, retired: previous?.retired ?? [])
+        var report = try commit(manifest, previous: previous, written: written)
+        report.outcome = .snapshot
+        report.reason = reason
+        return report
+    }
+
+    /// Drops the oldest segments while there are too many or they outweigh the snapshot.
+    private func dropOldSegments(_ manifest: inout PublishedManifest, snapshotBytes: Int) {
+        while manifest.segments.count > 1,
+            manifest.segments.count > options.compaction.maximumSegments
+                || manifest.segments.reduce(0, { $0 + $1.file.size }) > max(snapshotBytes, 64 << 10)
+        {
+            manifest.segments.removeFirst()
+        }
+    }
+
+    /// Writes the new files, then the manifest (the atomic step), then deletes what has been
+    /// unnamed for the grace period.
+    private func commit(_ proposed: PublishedManifest, previous: PublishedManifest?, written: [String: Data]) throws
+        -> PublishReport
+    {
+        var manifest = proposed
+        let named = Set(manifest.files.map(\.name))
+        // Files no longer named start their grace period now; so do strays (a killed publish's).
+        var retired = (previous?.retired ?? []).filter { !named.contains($0.name) }
+        var known = Set(retired.map(\.name))
+        for name in (previous?.files.map(\.name) ?? []) + ownFiles() where !named.contains(name) && !known.contains(name) {
+            retired.append(.init(name: name, since: now))
+            known.insert(name)
+        }
+        let expired = retired.filter { now.timeIntervalSince($0.since) >= options.gracePeriod }
+        manifest.retired = retired.filter { now.timeIntervalSince($0.since) < options.gracePeriod }
+
+        let files = written.filter { named.contains($0.key) }.sorted { $0.key < $1.key }
+        try OutputFile.write(files.map { (folder.appendingPathComponent($0.key).path, $0.value) })
+        try OutputFile.write(manifest.data, to: manifestPath)
+        var deleted: [String] = []
+        for file in expired where unlink(folder.appendingPathComponent(file.name).path) == 0 { deleted.append(file.name) }
+        removeStaleTemporaries()
+        return PublishReport(
+            outcome: .segment, generation: manifest.generation, head: manifest.head,
+            filesWritten: files.map(\.key), filesDeleted: deleted.sorted(), filesInFolder: countFiles())
+    }
+
+    private func store(
+        _ segment: PublishedSegment, generation: String, from: Int, to: Int,
+        into written: inout [String: Data]
+    ) -> PublishedManifest.Segment {
+        let data = segment.encoded(generation: generation, from: from, to: to)
+        let digest = SHA256.hexDigest(of: data)
+        let name = "segment-\(from)-\(to)-\(digest.prefix(16)).json"
+        written[name] = data
+        return .init(from: from, to: to, file: .init(name: name, size: data.count, sha256: digest))
+    }
+
+    private func content(of segment: PublishedManifest.Segment, written: [String: Data]) throws -> PublishedSegment {
+        let data = try written[segment.file.name] ?? readFile(segment.file.name)
+        return try PublishedSegment.parse(data, source: segment.file.name)
+    }
+
+    /// Version-1 pages of the whole store, records ordered by kind then key, then one page of
+    /// tombstones.
+    private func writeSnapshot(
+        _ db: Database, generation: String, sequence: Int, tombstones: [RecordKind: Set<String>],
+        into written: inout [String: Data]
+    ) throws -> [PublishedManifest.File] {
+        var records: [(RecordKind, JSONValue)] = []
+        records += try db.frameworks.fetchAll().map { (.framework, $0.jsonValue) }
+        records += try db.orders.fetchAll().map { (.order, $0.jsonValue()) }
+        records += try db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map {
+            (.event, $0.jsonValue)
+        }
+        records += try db.images(budget: imageBudget, now: now).fetchAll().map { (.image, $0.jsonValue(includingData: true)) }
+        var present: [RecordKind: Set<String>] = [:]
+        for (kind, value) in records {
+            if let key = PublishedSegment.key(of: value, kind: kind) { present[kind, default: []].insert(key) }
+        }
+        var files: [PublishedManifest.File] = []
+        let size = max(1, options.snapshotPageSize)
+        var start = 0
+        func add(_ data: Data, _ label: String) {
+            let digest = SHA256.hexDigest(of: data)
+            let name = "snapshot-\(sequence)-\(label)-\(digest.prefix(16)).json"
+            written[name] = data
+            files.append(.init(name: name, size: data.count, sha256: digest))
+        }
+        while start < records.count {
+            let chunk = records[start..<min(start + size, records.count)]
+            var members = [JSONMember("version", .integer(1))]
+            for kind in RecordKind.allCases {
+                members.append(JSONMember(kind.plural, .array(chunk.filter { $0.0 == kind }.map(\.1))))
+            }
+            add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), String(files.count + 1))
+            start += size
+        }
+        var remaining: [RecordKind: Set<String>] = [:]
+        for (kind, keys) in tombstones { remaining[kind] = keys.subtracting(present[kind] ?? []) }
+        var members = [JSONMember("version", .integer(1))]
+        members += PublishedSegment.recordMembers([:])
+        members.append(JSONMember("deleted", PublishedSegment.tombstones(remaining)))
+        add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), "deleted")
+        _ = generation
+        return files
+    }
+
+    private func currentValue(_ db: Database, kind: RecordKind, key: String) throws -> JSONValue? {
+        switch kind {
+        case .framework: try db.frameworks.find(key)?.jsonValue
+        case .order: try db.orders.find(key)?.jsonValue()
+        case .event: try db.events.find(key)?.jsonValue
+        case .image: try db.images(budget: imageBudget, now: now).peek(key)?.jsonValue(includingData: true)
+        }
+    }
+
+    // MARK: Folder
+
+    private func readPreviousManifest() throws -> PublishedManifest? {
+        guard let data = FileManager.default.contents(atPath: manifestPath) else { return nil }
+        return try PublishedManifest.parse(data, source: manifestPath)
+    }
+
+    private func readFile(_ name: String) throws -> Data {
+        let path = folder.appendingPathComponent(name).path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PublishError(
+                path: path, reason: "a file the manifest names is missing; publish into an empty folder to start again")
+        }
+        return data
+    }
+
+    /// The published files in the folder (the names a publisher writes), the manifest excluded.
+    private func ownFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            ($0.hasPrefix("snapshot-") || $0.hasPrefix("segment-")) && $0.hasSuffix(".json")
+        }.sorted()
+    }
+
+    private func countFiles() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).count }
+
+    /// Temporary files of a publish killed before its renames, once older than the grace period.
+    private func removeStaleTemporaries() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(".") && name.contains(".tmp-") {
+            let path = folder.appendingPathComponent(name).path
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
+                continue
+            }
+            if now.timeIntervalSince(modified) >= options.gracePeriod { unlink(path) }
+        }
+    }
+}
+
+/// A publish that could not be done; the folder still serves its previous state.
+public struct PublishError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public var description: String { "\(path): \(reason)" }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+extension Store {
+    /// A sync from a published feed's manifest (version 2), called by `sync(from:options:)`
+    /// once the source turned out to be a manifest: the segments after this store's cursor, or
+    /// the snapshot (and the segments after it) when the cursor cannot be continued, each
+    /// verified, then all applied in one write transaction with the cursor, like a version-1 feed.
+    func performManifestSync(
+        _ source: FeedSource, manifest page: FetchedFeed.Page, validators: [PageValidators]?, force: Bool,
+        options: SyncOptions, startedAt: Date
+    ) async throws -> SyncReport {
+        let key = source.key
+        let manifest = try PublishedManifest.parse(page.body, source: page.name, maximumFileBytes: options.maximumBytes)
+        let cursor = try await read { try SyncStateTable(db: $0).cursor(for: key) }
+        let clock = configuration.clock
+
+        // Which files: the segments after the cursor, or the snapshot and what follows it.
+        let oldestBase = manifest.segments.first.map { $0.from - 1 } ?? manifest.head
+        var fullSyncReason: String?
+        if force {
+            fullSyncReason = "a full sync was asked for (--force, or a policy other than the last sync's)"
+        } else if let cursor {
+            if cursor.generation != manifest.generation {
+                fullSyncReason = "the feed was republished as another generation"
+            } else if cursor.sequence > manifest.head {
+                fullSyncReason = "the store's cursor (\(cursor.sequence)) is ahead of the feed's head (\(manifest.head))"
+            } else if cursor.sequence < oldestBase {
+                fullSyncReason =
+                    "the store's cursor (\(cursor.sequence)) is older than the oldest retained segment (from \(oldestBase + 1))"
+            }
+        } else {
+            fullSyncReason = "no cursor for this source yet"
+        }
+        let start = fullSyncReason == nil ? cursor!.sequence : manifest.snapshotSequence
+        var files = fullSyncReason == nil ? [] : manifest.snapshotFiles.map { ($0, PublishedManifest.Segment?.none) }
+        files += manifest.segments.filter { $0.to > start }.map { ($0.file, $0) }
+        var details = PublishedSyncDetails(
+            generation: manifest.generation,
+            fromSequence: cursor?.generation == manifest.generation ? cursor?.sequence : nil,
+            toSequence: manifest.head, fullSyncReason: fullSyncReason)
+
+        let dryRun = options.dryRun
+        if files.isEmpty {
+            // The cursor is at the head: nothing to read.
+            let report = SyncReport(status: dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
+            if !dryRun {
+                let now = clock.now()
+                let entry = SyncHistoryEntry(
+                    source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
+                    outcome: .upToDate, report: report)
+                try await write { db in
+                    let state = SyncStateTable(db: db)
+                    _ = try state.saveSource(key, pages: validators, policy: nil, syncedAt: now)
+                    try state.appendHistory(entry)
+                }
+            }
+            var withDetails = report
+            withDetails.published = details
+            return withDetails
+        }
+
+        // Download and verify everything before the transaction.
+        let loader = PublishedFileLoader(fetcher: fetcher, options: options, source: source, manifestURL: page.url)
+        var loaded: [(PublishedFileLoader.Loaded, PublishedManifest.Segment?)] = []
+        for (file, segment) in files {
+            try Task.checkCancellation()
+            let body = try await loader.load(file)
+            if let segment { try Self.checkSegment(body, matches: segment, generation: manifest.generation) }
+            loaded.append((body, segment))
+            details.filesFetched += 1
+            details.bytesFetched += body.body.count
+        }
+
+        let budget = configuration.imageCacheBudget
+        let now = clock.now()
+        let policy = options.policy
+        let status: SyncReport.Status = dryRun ? .dryRun : .applied
+        let newCursor = SyncCursor(generation: manifest.generation, sequence: manifest.head)
+        let expectedCursor = cursor
+        let fullSync = fullSyncReason != nil
+        let (pages, fetchedDetails) = (loaded.map { ($0.0, $0.1 != nil) }, details)
+        var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
+        do {
+            (report, downloads, records, historyID) = try await write { db in
+                let state = SyncStateTable(db: db)
+                // Another sync of this source may have committed during the downloads: the
+                // segments chosen for the old cursor might not continue the new one.
+                if !fullSync, try state.cursor(for: key) != expectedCursor {
+                    throw ManifestError(
+                        source: key, path: "", message: "the store was synced from this source meanwhile; sync again")
+                }
+                var reconciler = try Reconciler(
+                    db: db, source: key, validators: validators, policy: policy,
+                    imageBudget: budget, now: now, status: status)
+                // The snapshot's pages are one feed (a key at most once); each segment is one of
+                // its own, applied in order: a key changed in several segments takes the last.
+                var recordCount = 0
+                var validator = FeedValidator()
+                for (file, isSegment) in pages {
+                    if isSegment {
+                        try validator.finish()
+                        recordCount += validator.recordCount
+                        validator = FeedValidator()
+                        validator.acceptsSegments = true
+                    }
+                    try validator.add(file.body, source: file.name, pageURL: file.url, into: &reconciler)
+                }
+                try validator.finish()
+                recordCount += validator.recordCount
+                try reconciler.finish()
+                var report = reconciler.report
+                report.published = fetchedDetails
+                if dryRun {
+                    throw DryRunRollback(report: report, downloads: reconciler.imagesToDownload, records: recordCount)
+                }
+                try state.setCursor(newCursor, sourceID: reconciler.sourceID)
+                if report.images.failed > 0 {
+                    _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now)
+                }
+                let historyID = try state.appendHistory(
+                    SyncHistoryEntry(
+                        source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+                        outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                return (report, reconciler.imagesToDownload, recordCount, historyID)
+            }
+        } catch let rollback as DryRunRollback {
+            (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
+        }
+        options.progress?(.validated(records: records))
+        options.progress?(.reconciled(records: records))
+        if dryRun {
+            report.images.downloaded = downloads.count
+            return report
+        }
+        guard !downloads.isEmpty else { return report }
+        await downloadImages(downloads, into: &report, options: options)
+        report.imageFailures.sort { $0.url < $1.url }
+        let entry = SyncHistoryEntry(
+            source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+            outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
+        let forget = report.images.failed > 0
+        let row = historyID
+        try await Task {
+            try await self.write { db in
+                let state = SyncStateTable(db: db)
+                try state.completeHistory(row, with: entry)
+                if forget { _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now) }
+            }
+        }.value
+        return report
+    }
+
+    /// A segment's own `version`, `generation`, `from` and `to` must be the manifest's: a
+    /// segment of another generation, or one that does not continue the cursor, is refused.
+    private static func checkSegment(
+        _ file: PublishedFileLoader.Loaded, matches segment: PublishedManifest.Segment,
+        generation: String
+    ) throws {
+        func fail(_ path: String, _ message: String) -> ManifestError {
+            ManifestError(source: file.name, path: path, message: message)
+        }
+        guard case .number("2")? = JSONParser.topLevelMember("version", in: file.body) else {
+            throw fail("version", "must be 2 in a segment")
+        }
+        guard case .string(generation)? = JSONParser.topLevelMember("generation", in: file.body) else {
+            throw fail("generation", "is not the manifest's generation '\(generation)'")
+        }
+        guard case .number(String(segment.from))? = JSONParser.topLevelMember("from", in: file.body) else {
+            throw fail("from", "is not \(segment.from), as the manifest says")
+        }
+        guard case .number(String(segment.to))? = JSONParser.topLevelMember("to", in: file.body) else {
+            throw fail("to", "is not \(segment.to), as the manifest says")
+        }
+    }
+}
