@@ -1,3 +1,0 @@
--- Placeholder on branch w-kinds only: the number belongs to the publish workstream
--- (w-publish), whose 0010 migration replaces this file at merge. Delete this file then.
-SELECT 1;
