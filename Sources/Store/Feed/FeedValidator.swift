@@ -34,13 +34,43 @@ struct FeedValidator {
     /// Reads and checks one page, handing its valid records to `sink` in document order while
     /// the feed has no problem. Throws only what `sink` throws.
     mutating func add<Sink: FeedSink>(_ data: Data, source: String, pageURL: URL, into sink: inout Sink) throws {
+        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(data, $0) }
+    }
+
+    /// The same for a page on disk (a local feed, or a download spooled to a file): read in
+    /// chunks, so memory stays near one chunk however large the page.
+    mutating func add<Sink: FeedSink>(file: URL, source: String, pageURL: URL, into sink: inout Sink) throws {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: file)
+        } catch {
+            throw FeedSourceError.unreadable(path: source, reason: FeedLoader.reason(error))
+        }
+        defer { try? handle.close() }
+        let reader = JSONChunkReader(descriptor: handle.fileDescriptor)
+        let problemsBefore = problemCount
+        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(reader, $0) }
+        // A read error cut the page short: say so, not what the cut made of the JSON.
+        if let failure = reader.failure as? FeedSourceError, case .unreadable(_, let reason) = failure {
+            if problemCount > problemsBefore, problems.last?.message.hasPrefix("not valid JSON") == true {
+                problems.removeLast()
+                problemCount -= 1
+            }
+            throw FeedSourceError.unreadable(path: source, reason: reason)
+        }
+    }
+
+    private mutating func add<Sink: FeedSink>(
+        source: String, pageURL: URL, into sink: inout Sink,
+        read: ((inout JSONParser) throws -> Void) throws -> Void
+    ) throws {
         self.source = source
         if pageNames.isEmpty, pageURL.isFileURL { localFolder = pageURL.deletingLastPathComponent() }
         pageNames.append(source)
         let page = Int32(pageNames.count - 1)
         var sinkError: (any Error)?
         do {
-            try JSONParser.read(data) { parser in
+            try read { parser in
                 guard parser.nextKind == .object else {
                     let document = try parser.readValue()
                     problem("", "the top level must be an object, found \(document.typeDescription)")
@@ -71,7 +101,7 @@ struct FeedValidator {
                         if seen[slot].isEmpty {
                             // Sized once from the bytes left (records of these feeds take about
                             // 250 bytes), instead of rehashing a million keys as the set grows.
-                            seen[slot].reserveCapacity(min((data.count - parser.offset) / 256, 1 << 24))
+                            seen[slot].reserveCapacity(min((parser.remainingBytes ?? 0) / 256, 1 << 24))
                         }
                         let isFrameworks = name == "frameworks"
                         try parser.forEachElement { index, parser in
@@ -144,7 +174,9 @@ struct FeedValidator {
     /// general way, which reports problems; so both paths accept and refuse the same feeds.
     private mutating func plainFramework(_ parser: inout JSONParser, index: Int, page: Int32) throws -> PlainRecord {
         guard parser.nextKind == .object else { return .notPlain }
-        let start = parser.offset
+        // Kept in memory until the record is read, for the rewind (a file is read in chunks).
+        let start = parser.pin()
+        defer { parser.unpin() }
         var id, name, imageName, urlString, description: String?
         var plain = true
         try parser.forEachMember { key, parser in

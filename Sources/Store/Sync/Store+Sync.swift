@@ -96,7 +96,7 @@ extension Store {
                                                 imageBudget: budget, now: now, status: status)
                 var validator = FeedValidator()
                 for page in fetched.pages {
-                    try validator.add(page.body, source: page.name, pageURL: page.url, into: &reconciler)
+                    try validator.add(file: page.file, source: page.name, pageURL: page.url, into: &reconciler)
                     for problem in page.problems { validator.report(source: problem.source, path: problem.path, message: problem.message) }
                 }
                 // Throws when the feed had any problem: the transaction, and whatever the
