@@ -39,7 +39,8 @@ struct FeedValidator {
 
     /// The same for a page on disk (a local feed, or a download spooled to a file): read in
     /// chunks, so memory stays near one chunk however large the page.
-    mutating func add<Sink: FeedSink>(file: URL, source: String, pageURL: URL, into sink: inout Sink) throws {
+    mutating func add<Sink: FeedSink>(file: URL, source: String, pageURL: URL, into sink: inout Sink,
+                                      chunkSize: Int = JSONChunkReader.chunkSize) throws {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: file)
@@ -47,7 +48,7 @@ struct FeedValidator {
             throw FeedSourceError.unreadable(path: source, reason: FeedLoader.reason(error))
         }
         defer { try? handle.close() }
-        let reader = JSONChunkReader(descriptor: handle.fileDescriptor)
+        let reader = JSONChunkReader(descriptor: handle.fileDescriptor, chunkSize: chunkSize)
         let problemsBefore = problemCount
         try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(reader, $0) }
         // A read error cut the page short: say so, not what the cut made of the JSON.

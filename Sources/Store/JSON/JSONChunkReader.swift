@@ -39,10 +39,11 @@ final class JSONChunkReader {
     private var inString = false
     private var stringStart = 0
 
-    /// Reads from `descriptor`, which the caller keeps open (and closes) for the reader's life.
-    init(descriptor: Int32) {
+    /// Reads from `descriptor`, which the caller keeps open (and closes) for the reader's life,
+    /// `chunkSize` bytes at a time at first (tests use tiny chunks to cut every token).
+    init(descriptor: Int32, chunkSize: Int = JSONChunkReader.chunkSize) {
         self.descriptor = descriptor
-        capacity = Self.chunkSize
+        capacity = max(chunkSize, 1)
         buffer = .allocate(capacity: capacity)
         var status = stat()
         size = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG ? Int(status.st_size) : nil

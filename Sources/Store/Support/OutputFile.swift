@@ -30,41 +30,21 @@ public enum OutputFile {
     /// as they were. Renamed last to first, so the first (a feed's entry page) changes last.
     public static func write(_ files: [(path: String, data: Data)]) throws {
         var temporaries: [String] = []
-        defer { for temporary in temporaries { unlink(temporary) } }
-        for (path, data) in files {
-            if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
-            temporaries.append(try writeTemporary(data, besides: path))
-        }
-        for index in files.indices.reversed() {
-            guard rename(temporaries[index], files[index].path) == 0 else {
-                throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
+        do {
+            for (path, data) in files {
+                if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
+                temporaries.append(try writeTemporary(data, besides: path))
             }
-            temporaries.remove(at: index)
+        } catch {
+            for temporary in temporaries { unlink(temporary) }
+            throw error
         }
-        // The renames are durable once each folder is flushed.
-        for folder in Set(files.map { folder(of: $0.path) }) {
-            let descriptor = open(folder, O_RDONLY)
-            if descriptor >= 0 {
-                _ = fsync(descriptor)
-                _ = close(descriptor)
-            }
-        }
+        try renameIntoPlace(zip(temporaries, files).map { ($0, $1.path) })
     }
 
     private static func writeTemporary(_ data: Data, besides path: String) throws -> String {
-        let name = (path as NSString).lastPathComponent
-        var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (temporary, descriptor) = try createTemporary(besides: path)
         var failure: Int32 = 0
-        // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
-        // of the file it replaces.
-        let mask = umask(0)
-        umask(mask)
-        var existing = stat()
-        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
-        if fchmod(descriptor, mode) != 0 { failure = errno }
         data.withUnsafeBytes { buffer in
             var offset = 0
             while failure == 0, offset < buffer.count {
@@ -77,13 +57,64 @@ public enum OutputFile {
                 }
             }
         }
+        try finishTemporary(temporary, descriptor: descriptor, for: path, failure: failure)
+        return temporary
+    }
+
+    /// A new temporary file beside `path`, open for writing, with the mode `path` has (or a new
+    /// file would get). Write into it, then `finishTemporary` and `renameIntoPlace`.
+    static func createTemporary(besides path: String) throws -> (path: String, descriptor: Int32) {
+        if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
+        let name = (path as NSString).lastPathComponent
+        var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
+        // of the file it replaces.
+        let mask = umask(0)
+        umask(mask)
+        var existing = stat()
+        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
+        if fchmod(descriptor, mode) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            unlink(temporary)
+            throw OutputFileError(path: path, reason: reason)
+        }
+        return (temporary, descriptor)
+    }
+
+    /// Flushes and closes a temporary file; removes it and throws if that, or `failure` (an
+    /// errno from writing it), went wrong.
+    static func finishTemporary(_ temporary: String, descriptor: Int32, for path: String, failure: Int32 = 0) throws {
+        var failure = failure
         if failure == 0, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == 0 { failure = errno }
         guard failure == 0 else {
             unlink(temporary)
             throw OutputFileError(path: path, reason: String(cString: strerror(failure)))
         }
-        return temporary
+    }
+
+    /// Renames finished temporary files into place, last to first (a feed's entry page
+    /// changes last), then flushes their folders; the temporaries not renamed are removed.
+    static func renameIntoPlace(_ files: [(temporary: String, path: String)]) throws {
+        var pending = files
+        defer { for file in pending { unlink(file.temporary) } }
+        for index in files.indices.reversed() {
+            guard rename(files[index].temporary, files[index].path) == 0 else {
+                throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
+            }
+            pending.removeLast()
+        }
+        for folder in Set(files.map { folder(of: $0.path) }) {
+            let descriptor = open(folder, O_RDONLY)
+            if descriptor >= 0 {
+                _ = fsync(descriptor)
+                _ = close(descriptor)
+            }
+        }
     }
 
     private static func folder(of path: String) -> String {
