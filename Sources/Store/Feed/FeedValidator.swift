@@ -21,8 +21,7 @@ struct FeedValidator {
     /// Keyed by the exact UTF-8 bytes, as SQLite compares keys: Swift's `String ==` treats
     /// canonically equivalent strings ("é" and "e\u{301}") as equal, yet they are two distinct
     /// records in the store. Locations are two integers, formatted only for a report.
-    private var seen = Array(repeating: [ExactKey: KeyLocation](), count: 4)
-    private var tombstoned = Array(repeating: [ExactKey: KeyLocation](), count: 4)
+    private var keys: FeedKeyRegistry
     /// The names of the pages read so far, for locations.
     private var pageNames: [String] = []
     /// A local feed's folder (its first page's): the only place its images may be read from.
@@ -30,6 +29,12 @@ struct FeedValidator {
     private var source = ""
     /// Records and tombstones read so far, valid or not.
     private(set) var recordCount = 0
+
+    /// `keysInMemory`: how many keys are remembered in memory before the rest go to a
+    /// temporary database on disk (`FeedKeyRegistry`).
+    init(keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit) {
+        keys = FeedKeyRegistry(memoryLimit: keysInMemory)
+    }
 
     /// Reads and checks one page, handing its valid records to `sink` in document order while
     /// the feed has no problem. Throws only what `sink` throws.
@@ -97,12 +102,6 @@ struct FeedValidator {
                         guard parser.nextKind == .array else {
                             problem(name, "expected an array, found \(try parser.readValue().typeDescription)")
                             return
-                        }
-                        let slot = Self.slot(Self.kind(ofArray: name))
-                        if seen[slot].isEmpty {
-                            // Sized once from the bytes left (records of these feeds take about
-                            // 250 bytes), instead of rehashing a million keys as the set grows.
-                            seen[slot].reserveCapacity(min((parser.remainingBytes ?? 0) / 256, 1 << 24))
                         }
                         let isFrameworks = name == "frameworks"
                         try parser.forEachElement { index, parser in
@@ -229,6 +228,8 @@ struct FeedValidator {
     var hasProblems: Bool { problemCount > 0 }
 
     func finish() throws {
+        // The keys' table on disk failed: the checks are incomplete, so nothing may be applied.
+        if let failure = keys.failure { throw failure }
         if problemCount > 0 { throw FeedValidationError(problems: problems, totalCount: problemCount) }
     }
 
@@ -390,14 +391,15 @@ struct FeedValidator {
                         problem(elementPath(), "\(quote(key)) \(reason)")
                         continue
                     }
-                    let slot = Self.slot(kind)
-                    if let first = seen[slot][ExactKey(key)] {
-                        problem(elementPath(), "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
-                    } else if let first = tombstoned[slot][ExactKey(key)] {
-                        problem(elementPath(), "\(quote(key)) is already deleted at \(describe(first, kind: kind))")
-                    } else {
-                        tombstoned[slot][ExactKey(key)] = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: true)
-                        if problemCount == 0 { try sink.receiveTombstone(key, kind: kind) }
+                    let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: true)
+                    if let first = keys.insert(key, slot: Self.slot(kind), at: location) {
+                        if first.isTombstone {
+                            problem(elementPath(), "\(quote(key)) is already deleted at \(describe(first, kind: kind))")
+                        } else {
+                            problem(elementPath(), "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
+                        }
+                    } else if problemCount == 0 {
+                        try sink.receiveTombstone(key, kind: kind)
                     }
                 }
             case let other?: problem(path, "expected an array, found \(other.typeDescription)")
@@ -418,19 +420,13 @@ struct FeedValidator {
 
     /// Records that `key` appears at `location`; false (with a problem) if it already appeared.
     private mutating func noteKey(_ key: String, kind: RecordKind, at path: @autoclosure () -> String, location: KeyLocation) -> Bool {
-        let slot = Self.slot(kind)
-        if let first = tombstoned[slot][ExactKey(key)] {
+        guard let first = keys.insert(key, slot: Self.slot(kind), at: location) else { return true }
+        if first.isTombstone {
             problem(path(), "\(quote(key)) is also deleted at \(describe(first, kind: kind)): a record cannot be both sent and deleted")
-            return false
-        }
-        // One hash lookup on the common path: insert, and look at what was there.
-        let exact = ExactKey(key)
-        if let first = seen[slot].updateValue(location, forKey: exact) {
-            seen[slot][exact] = first
+        } else {
             problem(path(), "\(quote(key)) is a duplicate: it already appears at \(describe(first, kind: kind))")
-            return false
         }
-        return true
+        return false
     }
 
     private mutating func string(_ value: JSONValue, _ field: String, at path: @autoclosure () -> String) -> String? {
@@ -558,29 +554,5 @@ struct FeedValidator {
     private func quote(_ text: String) -> String {
         let clipped = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
         return "'\(clipped)'"
-    }
-}
-
-/// Where a key first appeared: a page (index into the validator's page names) and a record's
-/// or a tombstone's index in its array. Eight bytes, so a million keys stay small.
-private struct KeyLocation {
-    let page: Int32
-    let index: Int32
-    let isTombstone: Bool
-}
-
-/// A key compared byte for byte (UTF-8), as SQLite compares TEXT keys (Swift's `String ==`
-/// treats canonically equivalent strings as equal). Hashes the bytes in place, allocating nothing.
-private struct ExactKey: Hashable {
-    let text: String
-    init(_ text: String) { self.text = text }
-
-    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool {
-        lhs.text.utf8.count == rhs.text.utf8.count && lhs.text.utf8.elementsEqual(rhs.text.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

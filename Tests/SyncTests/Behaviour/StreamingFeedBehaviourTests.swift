@@ -35,8 +35,9 @@ import Testing
     }
 
     /// What reading `text` gives: the feed, or the error as it would be reported.
-    static func outcome(_ read: (inout FeedValidator, inout FeedCollector) throws -> Void) -> String {
-        var validator = FeedValidator()
+    static func outcome(keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit,
+                        _ read: (inout FeedValidator, inout FeedCollector) throws -> Void) -> String {
+        var validator = FeedValidator(keysInMemory: keysInMemory)
         var collector = FeedCollector()
         do {
             try read(&validator, &collector)
@@ -58,6 +59,38 @@ import Testing
             let chunked = Self.outcome { try $0.add(file: file, source: "feed", pageURL: pageURL, into: &$1, chunkSize: chunkSize) }
             #expect(chunked == whole, "document \(index) at chunk size \(chunkSize): \(text.prefix(200))")
         }
+    }
+
+    /// Past `keysInMemory` keys, duplicates are found in a temporary database on disk: the
+    /// same problems, quoting the same first locations, across pages and tombstones.
+    @Test(arguments: [0, 1, 2, 5])
+    func keysRememberedOnDiskGiveTheSameProblems(keysInMemory: Int) throws {
+        let pageURL = URL(string: "https://feed.invalid/feed.json")!
+        let framework = { (id: String) in #"{"id": "\#(id)", "name": "N", "imageName": "i", "urlString": "u", "description": "d"}"# }
+        let pages = [
+            #"{"version": 1, "frameworks": [\#(framework("a")), \#(framework("b")), \#(framework("e\u{0301}"))], "deleted": {"frameworks": ["x", "x"], "events": ["a"]}}"#,
+            #"{"version": 1, "frameworks": [\#(framework("c")), \#(framework("a")), \#(framework("é")), \#(framework("x"))], "deleted": {"frameworks": ["b", "y"]}}"#,
+        ]
+        let documents = [pages] + Self.documents.map { [$0] }
+        for document in documents {
+            func read(_ validator: inout FeedValidator, _ collector: inout FeedCollector) throws {
+                for (index, page) in document.enumerated() {
+                    try validator.add(Data(page.utf8), source: "page-\(index + 1)", pageURL: pageURL, into: &collector)
+                }
+            }
+            let inMemory = Self.outcome(read)
+            let onDisk = Self.outcome(keysInMemory: keysInMemory, read)
+            #expect(onDisk == inMemory, "\(document.joined(separator: " + ").prefix(200))")
+        }
+        // The two pages do have duplicates, a conflict with a tombstone and a repeated tombstone.
+        let twoPages = Self.outcome(keysInMemory: keysInMemory) { validator, collector in
+            for (index, page) in pages.enumerated() {
+                try validator.add(Data(page.utf8), source: "page-\(index + 1)", pageURL: pageURL, into: &collector)
+            }
+        }
+        #expect(twoPages.contains("'a' is a duplicate: it already appears at page-1: frameworks[0].id"), "\(twoPages)")
+        #expect(twoPages.contains("'x' is already deleted at page-1: deleted.frameworks[0]"), "\(twoPages)")
+        #expect(twoPages.contains("'b' is also in page-1: frameworks[1].id"), "\(twoPages)")
     }
 
     @Test(arguments: chunkSizes)
