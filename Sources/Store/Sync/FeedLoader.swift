@@ -187,7 +187,9 @@ struct FeedLoader: Sendable {
         }
         defer { try? handle.close() }
         var status = stat()
-        if fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
+        // A regular file is read where it lies; /dev/stdin and the like are copied even when they
+        // name a regular file (reopening one may share its offset, or not be possible).
+        if !path.hasPrefix("/dev/"), fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
             let size = Int(status.st_size)
             if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
             return FetchedFeed.Page(url: url, name: path, file: url, size: size)

@@ -282,7 +282,7 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                 do {
                     try file.write(contentsOf: data)
                 } catch {
-                    return (state.response?.url ?? state.currentURL, FeedLoader.reason(error))
+                    return (state.response?.url ?? state.currentURL, (error as NSError).localizedDescription)
                 }
             } else {
                 state.body.append(data)
