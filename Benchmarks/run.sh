@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds storectl and the benchmark in release mode and prints the results table.
-# Usage: Benchmarks/run.sh [--n N] [--runs R] [--memory N] [--only ID[,ID...]] [--json FILE]
+# Usage: Benchmarks/run.sh [--n N] [--runs R] [--memory] [--only ID[,ID...]] [--json FILE]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 swift build -c release --package-path "$here/.." --product storectl >&2

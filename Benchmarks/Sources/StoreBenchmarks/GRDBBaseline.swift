@@ -26,7 +26,7 @@ struct GRDBFramework: Codable, FetchableRecord, PersistableRecord {
 enum GRDBBaseline {
     static func open(_ path: String) throws -> DatabasePool {
         var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(RawSQLite.storeSynchronous)") }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try pool.write { try $0.execute(sql: RawSQLite.schema) }
         return pool

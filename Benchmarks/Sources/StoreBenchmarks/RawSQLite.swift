@@ -17,12 +17,44 @@ enum RawSQLite {
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    /// Opens a connection with the settings of the store under `.normal`: WAL, synchronous NORMAL.
+    /// The store's schema for orders and events (Migrations/0002 and 0003), for the CLI import.
+    static let ordersAndEventsSchema = """
+        CREATE TABLE IF NOT EXISTS orders (
+            id        TEXT PRIMARY KEY NOT NULL CHECK (length(id) BETWEEN 1 AND 200),
+            placed_at INTEGER NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS order_items (
+            order_id    TEXT NOT NULL REFERENCES orders(id) ON DELETE CASCADE,
+            position    INTEGER NOT NULL CHECK (position >= 0),
+            item_name   TEXT NOT NULL,
+            price_cents INTEGER NOT NULL CHECK (price_cents >= 0),
+            aisle       INTEGER NOT NULL CHECK (aisle >= 0),
+            quantity    INTEGER NOT NULL DEFAULT 1 CHECK (quantity >= 1),
+            PRIMARY KEY (order_id, position)
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS events (
+            id    TEXT PRIMARY KEY NOT NULL CHECK (length(id) BETWEEN 1 AND 200),
+            title TEXT NOT NULL,
+            date  TEXT NOT NULL CHECK (date IS date(date, '+0 days')),
+            notes TEXT
+        );
+        CREATE INDEX IF NOT EXISTS events_by_date ON events (date, id);
+        """
+
+    /// The store's default durability as SQLite's `synchronous` (FULL under `.full`): every
+    /// baseline (raw C, the sqlite3 CLI, GRDB) runs with it, so each comparison is like for like.
+    static let storeSynchronous: String = switch Store.Configuration().durability {
+    case .normal: "NORMAL"
+    case .full: "FULL"
+    }
+
+    /// Opens a connection with the settings of the store under its default durability: WAL,
+    /// synchronous as `storeSynchronous`.
     static func open(_ path: String) throws -> OpaquePointer {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db
         else { throw BenchmarkError("cannot open \(path)") }
-        try exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;" + schema)
+        try exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = \(storeSynchronous); PRAGMA foreign_keys = ON;" + schema)
         return db
     }
 

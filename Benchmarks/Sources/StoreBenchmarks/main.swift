@@ -2,11 +2,15 @@
 // medians and ratios (ours / baseline: below 1 is faster). See Benchmarks/README in the
 // top-level README, "Performance".
 //
-// Usage: StoreBenchmarks [--n N] [--runs R] [--storectl PATH] [--memory N] [--only ID[,ID...]]
+// Usage: StoreBenchmarks [--n N] [--runs R] [--storectl PATH] [--memory] [--only ID[,ID...]]
 //                        [--json FILE] [--profile-writes grouped|unbatched|empty|grouped-full|unbatched-full]
 // --only runs the workloads with those ids (`workloadIDs`: insert, fetch, sync-empty, sync-half,
-// concurrent-writes, concurrent-writes-full, images, observation-latency, memory); a word that
-// is no id selects every id containing it (`--only sync`, `--only concurrent`), as it used to.
+// sync-orders-events, concurrent-writes, concurrent-writes-full, images, observation-latency,
+// sync-memory-1m, export-memory-1m, sync-memory-3m); a word that is no id selects every id
+// containing it (`--only sync`, `--only memory`), as it used to. The memory rows generate feeds
+// of 1,000,000 and 3,000,000 records: they run only with --memory or when --only names them.
+// Every baseline (raw C, the sqlite3 CLI, GRDB) runs with the store's default durability
+// (`RawSQLite.storeSynchronous`: synchronous = FULL under the default `.full`).
 // --json writes the table to FILE as an array of objects: workload (the id), title, ours,
 // baseline, ratio (a number), ratioText, target, met (a boolean).
 // --profile-writes runs one contender of the concurrent-writes workloads alone, --runs times, and
@@ -18,7 +22,7 @@ struct Options {
     var n = 100_000
     var runs = 5
     var storectl: String?
-    var memoryRecords: Int?
+    var memory = false
     var only: [String]?
     var json: String?
     var profileWrites: String?
@@ -34,7 +38,7 @@ struct Options {
             case "--n": n = Int(try value()) ?? n
             case "--runs": runs = max(1, Int(try value()) ?? runs)
             case "--storectl": storectl = try value()
-            case "--memory": memoryRecords = Int(try value())
+            case "--memory": memory = true
             case "--only": only = try value().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             case "--json": json = try value()
             case "--profile-writes": profileWrites = try value()
@@ -53,9 +57,10 @@ func ms(_ seconds: Double) -> String { String(format: "%.0f ms", seconds * 1000)
 func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2fx", a / b) }
 func rate(_ count: Int, _ seconds: Double) -> String { String(format: "%.0f/s", Double(count) / seconds) }
 /// Whether `--only` asks for the workload `id`: by its id exactly, or by a word that is no id
-/// and that the id contains (the substring match older callers use: `--only memory`).
+/// and that the id contains (the substring match older callers use: `--only memory`). Without
+/// `--only`, every workload but the memory rows (those need `--memory`).
 func wanted(_ id: String) -> Bool {
-    guard let only = options.only else { return true }
+    guard let only = options.only else { return options.memory || !memoryWorkloadIDs.contains(id) }
     return only.contains { $0 == id || (!workloadIDs.contains($0) && id.contains($0)) }
 }
 func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
@@ -87,7 +92,7 @@ if wanted("insert") {
     let (raw, ours, grdbStatement, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
     results.append(Result(id: "insert", workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
                           baseline: "raw C \(ms(raw)); GRDB statement \(ratio(grdbStatement, raw)), Codable \(ratio(grdbCodable, raw))",
-                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.15x raw C", met: ours / raw <= 1.15))
+                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.1x raw C", met: ours / raw <= 1.1))
 }
 
 // MARK: fetch all N frameworks into structs
@@ -119,7 +124,7 @@ if wanted("fetch") {
     let (raw, ours, grdbCursor, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
     results.append(Result(id: "fetch", workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
                           baseline: "raw C \(ms(raw)); GRDB Row cursor \(ratio(grdbCursor, raw)), Codable fetchAll \(ratio(grdbCodable, raw))",
-                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.1x raw C", met: ours / raw <= 1.1))
+                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.0x raw C", met: ours / raw <= 1.0))
 }
 
 // MARK: whole-process sync vs the sqlite3 CLI's JSON1 import
@@ -127,7 +132,7 @@ if wanted("fetch") {
 func cliImportScript(feed: String) -> String {
     RawSQLite.schema + """
 
-        PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+        PRAGMA journal_mode = WAL; PRAGMA synchronous = \(RawSQLite.storeSynchronous);
         INSERT INTO frameworks (id, name, image_name, url_string, description)
         SELECT value->>'id', value->>'name', value->>'imageName', value->>'urlString', value->>'description'
         FROM json_each(readfile('\(feed)'), '$.frameworks') WHERE true
@@ -169,8 +174,62 @@ if wanted("sync-empty") || wanted("sync-half"), let storectl = options.storectl,
         let (cli, ours) = (timings[0], timings[1])
         results.append(Result(id: id, workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
                               ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
-                              target: "<= 1.3x CLI", met: ours / cli <= 1.3))
+                              target: "<= 1.0x CLI", met: ours / cli <= 1.0))
     }
+}
+
+/// The sqlite3 CLI's import of orders (with their items) and events in one transaction, JSON1
+/// and SQL converting placedAt to milliseconds and prices to cents, as the store stores them.
+func cliOrdersEventsScript(feed: String) -> String {
+    RawSQLite.ordersAndEventsSchema + """
+
+        PRAGMA journal_mode = WAL; PRAGMA synchronous = \(RawSQLite.storeSynchronous); PRAGMA foreign_keys = ON;
+        BEGIN IMMEDIATE;
+        CREATE TEMP TABLE feed AS SELECT readfile('\(feed)') AS document;
+        INSERT INTO orders (id, placed_at)
+        SELECT value->>'id', CAST(round((julianday(value->>'placedAt') - 2440587.5) * 86400000.0) AS INTEGER)
+        FROM json_each((SELECT document FROM feed), '$.orders') WHERE true
+        ON CONFLICT (id) DO NOTHING;
+        INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity)
+        SELECT o.value->>'id', i.key, i.value->>'itemName', CAST(round((i.value->>'price') * 100) AS INTEGER),
+               i.value->>'aisle', coalesce(i.value->>'quantity', 1)
+        FROM json_each((SELECT document FROM feed), '$.orders') AS o, json_each(o.value, '$.items') AS i WHERE true
+        ON CONFLICT DO NOTHING;
+        INSERT INTO events (id, title, date, notes)
+        SELECT value->>'id', value->>'title', value->>'date', value->>'notes'
+        FROM json_each((SELECT document FROM feed), '$.events') WHERE true
+        ON CONFLICT (id) DO NOTHING;
+        COMMIT;
+        """
+}
+
+if wanted("sync-orders-events"), let storectl = options.storectl, let sqlite3 = which("sqlite3") {
+    let count = 60_000
+    log("sync \(count) orders and \(count) events into an empty store")
+    let (orders, events) = makeOrdersAndEvents(count)
+    let feed = scratch.path("orders-events.json")
+    try writeFeed(orders: orders, events: events, to: feed)
+    let itemCount = orders.reduce(0) { $0 + $1.items.count }
+    let feedMiB = Double((try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 0) / 1_048_576
+    let script = cliOrdersEventsScript(feed: feed)
+    let target = scratch.path("orders-events.sqlite")
+    let timings = try await interleavedMedianSeconds(runs: max(options.runs, 5), contenders: 2,
+                                                     setup: { _ in scratch.remove("orders-events.sqlite") }) { contender in
+        if contender == 0 {
+            try await runProcess(sqlite3, [target], stdin: script)
+        } else {
+            try await runProcess(storectl, ["sync", feed, "--db", target, "--quiet", "--max-bytes", "4GiB"])
+        }
+    }
+    // Both imported the same rows (the last run's CLI file is gone; check the store's).
+    let counted = try await runProcess(sqlite3, [target, "SELECT (SELECT count(*) FROM orders) || ' ' || (SELECT count(*) FROM order_items) || ' ' || (SELECT count(*) FROM events)"])
+    precondition(counted.trimmingCharacters(in: .whitespacesAndNewlines) == "\(count) \(itemCount) \(count)", "imported \(counted)")
+    let (cli, ours) = (timings[0], timings[1])
+    results.append(Result(
+        id: "sync-orders-events",
+        workload: "storectl sync \(count) orders (\(itemCount) items) + \(count) events (\(String(format: "%.1f", feedMiB)) MiB) into an empty store",
+        ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
+        target: "<= 1.0x CLI", met: ours / cli <= 1.0))
 }
 
 // MARK: concurrent small writes
@@ -371,25 +430,52 @@ if wanted("observation-latency"), let storectl = options.storectl {
         target: "every commit seen, each within 1 s of its commit", met: latencies.count == commits && worst <= 1.0))
 }
 
-// MARK: peak memory of a large sync
+// MARK: peak memory of large syncs and a large export
 
-if wanted("memory"), let records = options.memoryRecords, let storectl = options.storectl, let python = which("python3"), let sqlite3 = which("sqlite3") {
-    log("peak memory of a \(records)-record sync")
-    let feed = scratch.path("large.json")
-    try writeFeed(makeFrameworks(records), to: feed)
-    let size = (try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 1
-    let measure = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdin=sys.stdin, stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-    let ours = Int(try await runProcess(python, ["-c", measure, storectl, "sync", feed, "--db", scratch.path("large.sqlite"), "--quiet", "--max-bytes", "4GiB"])
-        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    let cli = Int(try await runProcess(python, ["-c", measure, sqlite3, scratch.path("large-cli.sqlite")], stdin: cliImportScript(feed: feed))
-        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    let feedMB = Double(size) / 1e6
-    results.append(Result(id: "memory", workload: "peak memory, \(records)-record sync (\(String(format: "%.0f", feedMB)) MB feed)",
-                          ours: String(format: "%.0f MB (%.2fx feed)", Double(ours) / 1000, Double(ours) * 1000 / Double(size)),
-                          baseline: String(format: "sqlite3 CLI %.0f MB (%.2fx)", Double(cli) / 1000, Double(cli) * 1000 / Double(size)),
-                          ratio: String(format: "%.2fx feed", Double(ours) * 1000 / Double(size)),
-                          ratioValue: Double(ours) * 1000 / Double(size), target: "<= 2x feed",
-                          met: Double(ours) * 1000 / Double(size) <= 2))
+/// Runs a program and returns its peak resident set in bytes, as the OS counts it
+/// (getrusage's ru_maxrss of the child, through python3).
+func peakRSS(_ python: String, _ arguments: [String]) async throws -> Int {
+    let measure = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    let kilobytes = try await runProcess(python, ["-c", measure] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+    return (Int(kilobytes) ?? 0) * 1024
+}
+
+func megabytes(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1e6) }
+
+if let storectl = options.storectl, let python = which("python3"),
+   wanted("sync-memory-1m") || wanted("export-memory-1m") || wanted("sync-memory-3m") {
+    let limit = 256 * 1024 * 1024, exportLimit = 128 * 1024 * 1024
+    for (id, records) in [("sync-memory-1m", 1_000_000), ("sync-memory-3m", 3_000_000)] {
+        let exportsToo = records == 1_000_000 && wanted("export-memory-1m")
+        guard wanted(id) || exportsToo else { continue }
+        log("peak memory of a \(records)-record sync\(exportsToo ? " and of its export" : "")")
+        let feed = scratch.path("large.json"), store = scratch.path("large.sqlite")
+        scratch.remove("large.json")
+        scratch.remove("large.sqlite")
+        try writeFrameworkFeed(count: records, to: feed)
+        let size = (try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 1
+        let peak = try await peakRSS(python, [storectl, "sync", feed, "--db", store, "--quiet", "--max-bytes", "4GiB"])
+        scratch.remove("large.json")
+        if wanted(id) {
+            results.append(Result(
+                id: id, workload: "peak memory, storectl sync of \(records) records (\(megabytes(size)) feed)",
+                ours: megabytes(peak) + String(format: " (%.2fx feed)", Double(peak) / Double(size)),
+                baseline: "limit 256 MiB, whatever the feed's size", ratio: String(format: "%.2fx limit", Double(peak) / Double(limit)),
+                ratioValue: Double(peak) / Double(limit), target: "< 256 MiB", met: peak < limit))
+        }
+        if exportsToo {
+            let out = scratch.path("export.json")
+            let exported = try await peakRSS(python, [storectl, "export", "--db", store, "--out", out])
+            let exportSize = (try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 1
+            scratch.remove("export.json")
+            results.append(Result(
+                id: "export-memory-1m", workload: "peak memory, storectl export of \(records) records (\(megabytes(exportSize)) written)",
+                ours: megabytes(exported) + String(format: " (%.2fx output)", Double(exported) / Double(exportSize)),
+                baseline: "limit 128 MiB, whatever the store's size", ratio: String(format: "%.2fx limit", Double(exported) / Double(exportLimit)),
+                ratioValue: Double(exported) / Double(exportLimit), target: "< 128 MiB", met: exported < exportLimit))
+        }
+        scratch.remove("large.sqlite")
+    }
 }
 
 // MARK: incremental sync from a published feed

@@ -1,46 +1,148 @@
 import Foundation
 
+// Export streams: records are read from one cursor per kind inside one read snapshot and
+// written through `FeedPageWriter` to a `ByteSink` as they are read, so exporting a store of
+// any size holds a buffer and one record, never the document.
+
 extension Store {
     /// The whole store as one version-1 feed (<doc:FeedFormat>), read in one snapshot, records ordered
     /// by key. With `includingImageData: false`, images carry only their url and content type.
-    /// The same store always gives the same bytes.
+    /// The same store always gives the same bytes. Held in memory: for a large store, write it
+    /// out with `exportFeed(to:)` or `exportFeed(toFile:)` instead.
     public func exportFeed(includingImageData: Bool = true) async throws -> String {
         try await exportFeedPages(pageSize: nil, includingImageData: includingImageData)[0].text
     }
 
     /// The whole store as feed pages of at most `pageSize` records each (all in one page when
     /// nil), linked by `next`: page 1 is `firstPageName`, page n is `feed-n.json` beside it.
-    /// Serve the folder from any static HTTP server; clients revalidate with ETags.
+    /// Serve the folder from any static HTTP server; clients revalidate with ETags. Held in
+    /// memory: for a large store, use `exportFeedPages(pageSize:toFolder:)`.
     public func exportFeedPages(
         pageSize: Int?, includingImageData: Bool = true, firstPageName: String = "feed.json"
     ) async throws -> [FeedPageFile] {
         precondition(pageSize.map { $0 > 0 } ?? true, "pageSize must be positive")
-        let budget = configuration.imageCacheBudget
         let recordTypes = configuration.recordTypes
-        let records = try await read { db -> [(RecordKind, JSONValue)] in
-            let frameworks = try db.frameworks.fetchAll().map { (RecordKind.framework, $0.jsonValue) }
-            let orders = try db.orders.fetchAll().map { (RecordKind.order, $0.jsonValue()) }
-            let events = try db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
-                .map { (RecordKind.event, $0.jsonValue) }
-            let images = try db.images(budget: budget, now: Date()).fetchAll()
-                .map { (RecordKind.image, $0.jsonValue(includingData: includingImageData)) }
-            // Each app kind by its own encoder, in the order registered.
-            let appRecords = try recordTypes.flatMap { type in try Self.exportedRecords(of: type, from: db) }
-            return frameworks + orders + events + images + appRecords
+        return try await read { db in
+            var pages: [FeedPageFile] = []
+            var sink = ByteSink()
+            try Self.writeFeed(db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
+                               startPage: { _ in sink = ByteSink(); return sink },
+                               endPage: { name in pages.append(FeedPageFile(name: name, text: String(decoding: sink.memory, as: UTF8.self))) })
+            return pages
         }
-        let size = pageSize ?? max(records.count, 1)
-        let chunks = records.isEmpty ? [[]] : stride(from: 0, to: records.count, by: size).map {
-            Array(records[$0..<min($0 + size, records.count)])
+    }
+
+    /// Writes the whole store as one feed (the bytes of `exportFeed()`) to `output` (a file
+    /// or a pipe, stdout say) as it is read, in bounded memory. The handle is left open.
+    public func exportFeed(to output: FileHandle, includingImageData: Bool = true) async throws {
+        let descriptor = output.fileDescriptor
+        let recordTypes = configuration.recordTypes
+        try await read { db in
+            let sink = ByteSink(descriptor: descriptor, name: "output")
+            try Self.writeFeed(db, recordTypes: recordTypes, pageSize: nil, includingImageData: includingImageData, firstPageName: "feed.json",
+                               startPage: { _ in sink }, endPage: { _ in })
         }
-        let writer = JSONWriter(pretty: true)
-        return chunks.enumerated().map { index, chunk in
-            var members = [JSONMember("version", .integer(1))]
-            for kind in RecordKind.allCases + recordTypes.map({ $0.kind }) {
-                members.append(JSONMember(kind.plural, .array(chunk.filter { $0.0 == kind }.map(\.1))))
+    }
+
+    /// Writes the whole store as one feed to the file at `path` in bounded memory, through a
+    /// temporary file renamed into place (see `OutputFile`): `path` holds its old content or
+    /// the whole export, never part. The store's own files are refused.
+    public func exportFeed(toFile path: String, includingImageData: Bool = true) async throws {
+        _ = try await exportPages(pageSize: nil, includingImageData: includingImageData, paths: { _ in path })
+    }
+
+    /// Writes the store as pages of at most `pageSize` records into `folder` (which must
+    /// exist), named as `exportFeedPages(pageSize:)` names them, in bounded memory. Every page
+    /// is written to a temporary file first and all are renamed into place at the end, the
+    /// first page last. Returns the pages' names, in order.
+    public func exportFeedPages(
+        pageSize: Int, includingImageData: Bool = true, firstPageName: String = "feed.json", toFolder folder: String
+    ) async throws -> [String] {
+        precondition(pageSize > 0, "pageSize must be positive")
+        let paths = try await exportPages(pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
+                                          paths: { folder + "/" + $0 })
+        return paths.map { ($0 as NSString).lastPathComponent }
+    }
+
+    private func exportPages(
+        pageSize: Int?, includingImageData: Bool, firstPageName: String = "feed.json", paths: @escaping @Sendable (String) -> String
+    ) async throws -> [String] {
+        let storePath = path
+        let recordTypes = configuration.recordTypes
+        return try await read { db in
+            var staged: [(temporary: String, path: String)] = []
+            var current: (temporary: String, descriptor: Int32, path: String)?
+            do {
+                try Self.writeFeed(db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
+                                   startPage: { name in
+                                       let path = paths(name)
+                                       if let storePath, OutputFile.isStore(path, storePath: storePath) {
+                                           throw OutputFileError(path: path, reason: "that is the store (or one of its files)")
+                                       }
+                                       let (temporary, descriptor) = try OutputFile.createTemporary(besides: path)
+                                       current = (temporary, descriptor, path)
+                                       return ByteSink(descriptor: descriptor, name: path)
+                                   },
+                                   endPage: { _ in
+                                       guard let page = current else { return }
+                                       current = nil
+                                       try OutputFile.finishTemporary(page.temporary, descriptor: page.descriptor, for: page.path)
+                                       staged.append((page.temporary, page.path))
+                                   })
+            } catch {
+                if let page = current {
+                    Foundation.close(page.descriptor)
+                    unlink(page.temporary)
+                }
+                for page in staged { unlink(page.temporary) }
+                throw error
             }
-            if index + 1 < chunks.count { members.append(JSONMember("next", .string(Self.pageName(index + 2, first: firstPageName)))) }
-            return FeedPageFile(name: Self.pageName(index + 1, first: firstPageName), text: writer.string(.object(members)) + "\n")
+            try OutputFile.renameIntoPlace(staged)
+            return staged.map(\.path)
         }
+    }
+
+    /// Reads every record in order (frameworks, orders, events, images, each by key) and
+    /// writes them as pages: `startPage` gives each page's sink (by name), `endPage` is called
+    /// once the page is complete.
+    private static func writeFeed(
+        _ db: Database, recordTypes: [any StoreRecord.Type], pageSize: Int?, includingImageData: Bool, firstPageName: String,
+        startPage: (String) throws -> ByteSink, endPage: (String) throws -> Void
+    ) throws {
+        var total = try db.query(
+            "SELECT (SELECT count(*) FROM frameworks) + (SELECT count(*) FROM orders) + (SELECT count(*) FROM events) + (SELECT count(*) FROM images)"
+        ) { $0.int(0) }[0]
+        for type in recordTypes { total += try db.query("SELECT count(*) FROM \(type.table)") { $0.int(0) }[0] }
+        let kinds = RecordKind.allCases + recordTypes.map { $0.kind }
+        let size = pageSize ?? max(total, 1)
+        let pageCount = max(1, (total + size - 1) / size)
+        var number = 1
+        var name = pageName(1, first: firstPageName)
+        var page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
+        func append(_ record: JSONValue, _ kind: RecordKind) throws {
+            if page.recordCount == size {
+                number += 1
+                let next = pageName(number, first: firstPageName)
+                try page.finish(next: next)
+                try endPage(name)
+                name = next
+                page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
+            }
+            try page.append(record, kind: kind)
+            try db.checkCancellation()
+        }
+        try db.frameworks.forEach { try append($0.jsonValue, .framework) }
+        try db.orders.forEach { try append($0.jsonValue(), .order) }
+        try db.events.forEachByID { try append($0.jsonValue, .event) }
+        try db.images(budget: 0, now: Date()).forEach { try append($0.jsonValue(includingData: includingImageData), .image) }
+        // Each app kind by its own encoder, in the order registered (read whole: app tables are
+        // not streamed yet).
+        for type in recordTypes {
+            for (kind, value) in try exportedRecords(of: type, from: db) { try append(value, kind) }
+        }
+        precondition(number == pageCount, "the snapshot's count and its records agree")
+        try page.finish(next: nil)
+        try endPage(name)
     }
 
     /// A kind's records in the feed's shape, ordered by key.

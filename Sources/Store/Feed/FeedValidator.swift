@@ -21,8 +21,7 @@ struct FeedValidator {
     /// Keyed by the exact UTF-8 bytes, as SQLite compares keys: Swift's `String ==` treats
     /// canonically equivalent strings ("é" and "e\u{301}") as equal, yet they are two distinct
     /// records in the store. Locations are two integers, formatted only for a report.
-    private var seen: [[ExactKey: KeyLocation]]
-    private var tombstoned: [[ExactKey: KeyLocation]]
+    private var keys: FeedKeyRegistry
     /// The app kinds this feed may hold besides the built-in ones; slot 4 + index.
     private let recordTypes: [any StoreRecord.Type]
     /// The names of the pages read so far, for locations.
@@ -36,22 +35,54 @@ struct FeedValidator {
     /// for a version-1 feed.
     var acceptsSegments = false
 
-    init(recordTypes: [any StoreRecord.Type] = []) {
+    /// `recordTypes`: the app kinds the feed may hold. `keysInMemory`: how many keys are
+    /// remembered in memory before the rest go to a temporary database on disk (`FeedKeyRegistry`).
+    init(recordTypes: [any StoreRecord.Type] = [], keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit) {
         self.recordTypes = recordTypes
-        seen = Array(repeating: [:], count: 4 + recordTypes.count)
-        tombstoned = Array(repeating: [:], count: 4 + recordTypes.count)
+        keys = FeedKeyRegistry(memoryLimit: keysInMemory, slots: 4 + recordTypes.count)
     }
 
     /// Reads and checks one page, handing its valid records to `sink` in document order while
     /// the feed has no problem. Throws only what `sink` throws.
     mutating func add<Sink: FeedSink>(_ data: Data, source: String, pageURL: URL, into sink: inout Sink) throws {
+        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(data, $0) }
+    }
+
+    /// The same for a page on disk (a local feed, or a download spooled to a file): read in
+    /// chunks, so memory stays near one chunk however large the page.
+    mutating func add<Sink: FeedSink>(file: URL, source: String, pageURL: URL, into sink: inout Sink,
+                                      chunkSize: Int = JSONChunkReader.chunkSize) throws {
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: file)
+        } catch {
+            throw FeedSourceError.unreadable(path: source, reason: FeedLoader.reason(error))
+        }
+        defer { try? handle.close() }
+        let reader = JSONChunkReader(descriptor: handle.fileDescriptor, chunkSize: chunkSize)
+        let problemsBefore = problemCount
+        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(reader, $0) }
+        // A read error cut the page short: say so, not what the cut made of the JSON.
+        if let failure = reader.failure as? FeedSourceError, case .unreadable(_, let reason) = failure {
+            if problemCount > problemsBefore, problems.last?.message.hasPrefix("not valid JSON") == true {
+                problems.removeLast()
+                problemCount -= 1
+            }
+            throw FeedSourceError.unreadable(path: source, reason: reason)
+        }
+    }
+
+    private mutating func add<Sink: FeedSink>(
+        source: String, pageURL: URL, into sink: inout Sink,
+        read: ((inout JSONParser) throws -> Void) throws -> Void
+    ) throws {
         self.source = source
         if pageNames.isEmpty, pageURL.isFileURL { localFolder = pageURL.deletingLastPathComponent() }
         pageNames.append(source)
         let page = Int32(pageNames.count - 1)
         var sinkError: (any Error)?
         do {
-            try JSONParser.read(data) { parser in
+            try read { parser in
                 guard parser.nextKind == .object else {
                     let document = try parser.readValue()
                     problem("", "the top level must be an object, found \(document.typeDescription)")
@@ -80,12 +111,6 @@ struct FeedValidator {
                         guard parser.nextKind == .array else {
                             problem(name, "expected an array, found \(try parser.readValue().typeDescription)")
                             return
-                        }
-                        let slot = slot(Self.kind(ofArray: name))
-                        if seen[slot].isEmpty {
-                            // Sized once from the bytes left (records of these feeds take about
-                            // 250 bytes), instead of rehashing a million keys as the set grows.
-                            seen[slot].reserveCapacity(min((data.count - parser.offset) / 256, 1 << 24))
                         }
                         let isFrameworks = name == "frameworks"
                         try parser.forEachElement { index, parser in
@@ -177,7 +202,9 @@ struct FeedValidator {
     /// general way, which reports problems; so both paths accept and refuse the same feeds.
     private mutating func plainFramework(_ parser: inout JSONParser, index: Int, page: Int32) throws -> PlainRecord {
         guard parser.nextKind == .object else { return .notPlain }
-        let start = parser.offset
+        // Kept in memory until the record is read, for the rewind (a file is read in chunks).
+        let start = parser.pin()
+        defer { parser.unpin() }
         var id, name, imageName, urlString, description: String?
         var plain = true
         try parser.forEachMember { key, parser in
@@ -229,6 +256,8 @@ struct FeedValidator {
     var hasProblems: Bool { problemCount > 0 }
 
     func finish() throws {
+        // The keys' table on disk failed: the checks are incomplete, so nothing may be applied.
+        if let failure = keys.failure { throw failure }
         if problemCount > 0 { throw FeedValidationError(problems: problems, totalCount: problemCount) }
     }
 
@@ -404,14 +433,15 @@ struct FeedValidator {
                         problem(elementPath(), "\(quote(key)) \(reason)")
                         continue
                     }
-                    let slot = slot(kind)
-                    if let first = seen[slot][ExactKey(key)] {
-                        problem(elementPath(), "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
-                    } else if let first = tombstoned[slot][ExactKey(key)] {
-                        problem(elementPath(), "\(quote(key)) is already deleted at \(describe(first, kind: kind))")
-                    } else {
-                        tombstoned[slot][ExactKey(key)] = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: true)
-                        if problemCount == 0 { try sink.receiveTombstone(key, kind: kind) }
+                    let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: true)
+                    if let first = keys.insert(key, slot: slot(kind), at: location) {
+                        if first.isTombstone {
+                            problem(elementPath(), "\(quote(key)) is already deleted at \(describe(first, kind: kind))")
+                        } else {
+                            problem(elementPath(), "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
+                        }
+                    } else if problemCount == 0 {
+                        try sink.receiveTombstone(key, kind: kind)
                     }
                 }
             case let other?: problem(path, "expected an array, found \(other.typeDescription)")
@@ -432,19 +462,13 @@ struct FeedValidator {
 
     /// Records that `key` appears at `location`; false (with a problem) if it already appeared.
     private mutating func noteKey(_ key: String, kind: RecordKind, at path: @autoclosure () -> String, location: KeyLocation) -> Bool {
-        let slot = slot(kind)
-        if let first = tombstoned[slot][ExactKey(key)] {
+        guard let first = keys.insert(key, slot: slot(kind), at: location) else { return true }
+        if first.isTombstone {
             problem(path(), "\(quote(key)) is also deleted at \(describe(first, kind: kind)): a record cannot be both sent and deleted")
-            return false
-        }
-        // One hash lookup on the common path: insert, and look at what was there.
-        let exact = ExactKey(key)
-        if let first = seen[slot].updateValue(location, forKey: exact) {
-            seen[slot][exact] = first
+        } else {
             problem(path(), "\(quote(key)) is a duplicate: it already appears at \(describe(first, kind: kind))")
-            return false
         }
-        return true
+        return false
     }
 
     private mutating func string(_ value: JSONValue, _ field: String, at path: @autoclosure () -> String) -> String? {
@@ -573,29 +597,5 @@ struct FeedValidator {
     private func quote(_ text: String) -> String {
         let clipped = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
         return "'\(clipped)'"
-    }
-}
-
-/// Where a key first appeared: a page (index into the validator's page names) and a record's
-/// or a tombstone's index in its array. Eight bytes, so a million keys stay small.
-private struct KeyLocation {
-    let page: Int32
-    let index: Int32
-    let isTombstone: Bool
-}
-
-/// A key compared byte for byte (UTF-8), as SQLite compares TEXT keys (Swift's `String ==`
-/// treats canonically equivalent strings as equal). Hashes the bytes in place, allocating nothing.
-private struct ExactKey: Hashable {
-    let text: String
-    init(_ text: String) { self.text = text }
-
-    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool {
-        lhs.text.utf8.count == rhs.text.utf8.count && lhs.text.utf8.elementsEqual(rhs.text.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

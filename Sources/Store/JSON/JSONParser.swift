@@ -21,10 +21,15 @@ struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
 struct JSONParser {
     static let defaultMaximumDepth = 256
 
-    private let bytes: UnsafeBufferPointer<UInt8>
+    /// The bytes being read: the whole document, or the window of a `JSONChunkReader`.
+    private var bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
     private let maximumDepth: Int
+    /// When reading a file in chunks: where the next chunks come from.
+    private let reader: JSONChunkReader?
+    /// A position (in `bytes`) that a refill must keep, for a `rewind` to it.
+    private var pinned: Int?
 
     /// Parses one JSON document.
     static func parse(_ data: Data, maximumDepth: Int = defaultMaximumDepth) throws -> JSONValue {
@@ -34,9 +39,10 @@ struct JSONParser {
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, reader: JSONChunkReader? = nil) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.reader = reader
     }
 
     // MARK: Streaming
@@ -49,24 +55,115 @@ struct JSONParser {
                              _ body: (inout JSONParser) throws -> Result) throws -> Result {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
-            if parser.bytes.count >= 3, parser.bytes[0] == 0xEF, parser.bytes[1] == 0xBB, parser.bytes[2] == 0xBF { parser.index = 3 }
-            parser.skipWhitespace()
-            guard parser.index < parser.bytes.count else { throw parser.error("the document is empty") }
-            let result = try body(&parser)
-            parser.skipWhitespace()
-            guard parser.index == parser.bytes.count else {
-                throw parser.error("unexpected \(parser.describeByte()) after the end of the document")
-            }
-            return result
+            return try parser.readDocument(body)
         }
     }
 
-    /// How many bytes were read so far.
-    var offset: Int { index }
+    /// The same, reading the document from `reader` chunk by chunk: memory stays near a chunk
+    /// (or the largest record) however large the file. A read error is left in
+    /// `reader.failure` (the parse then fails at the cut).
+    static func read<Result>(_ reader: JSONChunkReader, maximumDepth: Int = defaultMaximumDepth,
+                             _ body: (inout JSONParser) throws -> Result) throws -> Result {
+        _ = reader.advance(droppingBefore: 0)
+        var parser = JSONParser(bytes: reader.window, maximumDepth: maximumDepth, reader: reader)
+        return try parser.readDocument(body)
+    }
 
-    /// Goes back to an earlier `offset`, at the same depth, to read that value again.
+    private mutating func readDocument<Result>(_ body: (inout JSONParser) throws -> Result) throws -> Result {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        skipWhitespace()
+        guard index < bytes.count else { throw error("the document is empty") }
+        let result = try body(&self)
+        skipWhitespace()
+        guard index == bytes.count else {
+            throw error("unexpected \(describeByte()) after the end of the document")
+        }
+        return result
+    }
+
+    /// How many bytes of the document were read so far.
+    var offset: Int { (reader?.base ?? 0) + index }
+
+    /// How many bytes of the document are left, when that is known (a hint for reserving).
+    var remainingBytes: Int? {
+        guard let reader else { return bytes.count - index }
+        return reader.size.map { max($0 - offset, 0) }
+    }
+
+    /// Keeps the bytes from the current position in memory until `unpin()`, so that a
+    /// `rewind(to:)` to it stays possible while reading a file in chunks; returns the offset.
+    mutating func pin() -> Int {
+        pinned = index
+        return offset
+    }
+
+    mutating func unpin() { pinned = nil }
+
+    /// Goes back to an earlier `offset` (pinned), at the same depth, to read that value again.
     mutating func rewind(to offset: Int) {
-        index = offset
+        index = offset - (reader?.base ?? 0)
+    }
+
+    /// When the window is used up: drops what was read and moves the window on. False at the
+    /// end of the document (or always, for a document in memory).
+    private mutating func refill() -> Bool {
+        guard let reader else { return false }
+        let keep = min(index, pinned ?? index)
+        guard reader.advance(droppingBefore: keep) else {
+            // Nothing new: the window may still have moved (dropped bytes).
+            index -= keep
+            pinned = pinned.map { $0 - keep }
+            bytes = reader.window
+            return false
+        }
+        index -= keep
+        pinned = pinned.map { $0 - keep }
+        bytes = reader.window
+        return true
+    }
+
+    /// Skips the next value without building it (strings are not decoded): for skimming a
+    /// document for one member.
+    mutating func skipValue() throws {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of the document") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try forEachMember { _, parser in try parser.skipValue() }
+        case UInt8(ascii: "["): try forEachElement { _, parser in try parser.skipValue() }
+        case UInt8(ascii: "\""):
+            var end = index + 1
+            while true {
+                guard end < bytes.count, let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), bytes.count - end) else {
+                    throw error("a string is not closed")
+                }
+                let quote = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                var backslashes = 0
+                while quote - backslashes - 1 > index, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+                end = quote + 1
+                if backslashes % 2 == 0 { break }
+            }
+            index = end
+        default: _ = try parseValue()
+        }
+    }
+
+    /// The value of the top-level member `name` of the document `reader` reads (its first
+    /// occurrence), skimming the rest; nil if the document is not an object, has no such
+    /// member, or is malformed before it (the strict read reports that).
+    static func topLevelMember(_ name: String, in reader: JSONChunkReader) -> JSONValue? {
+        struct Found: Error { let value: JSONValue }
+        do {
+            try read(reader) { parser in
+                guard parser.nextKind == .object else { return }
+                try parser.forEachMember { key, parser in
+                    if key.utf8.elementsEqual(name.utf8) { throw Found(value: try parser.readValue()) }
+                    try parser.skipValue()
+                }
+            }
+        } catch let found as Found {
+            return found.value
+        } catch {}
+        return nil
     }
 
     /// What the next value is, without reading it.
@@ -404,11 +501,15 @@ struct JSONParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
+        while true {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
             }
+            // Reading a file in chunks, the window ends only between records: move it on.
+            guard reader != nil, refill() else { return }
         }
     }
 
@@ -435,13 +536,15 @@ struct JSONParser {
     }
 
     private func error(_ message: String) -> JSONParseError {
-        var line = 1
-        var lineStart = 0
+        // Positions in the whole document: a chunk reader counted the lines it dropped.
+        let base = reader?.base ?? 0
+        var line = 1 + (reader?.linesBefore ?? 0)
+        var lineStart = reader?.lineStart ?? 0
         let end = min(index, bytes.count)
         for position in 0..<end where bytes[position] == 0x0A {
             line += 1
-            lineStart = position + 1
+            lineStart = base + position + 1
         }
-        return JSONParseError(message: message, offset: index, line: line, column: end - lineStart + 1)
+        return JSONParseError(message: message, offset: base + index, line: line, column: base + end - lineStart + 1)
     }
 }

@@ -153,6 +153,15 @@ public final class Database {
         return try statement.step() ? Row(statement: statement) : nil
     }
 
+    /// Runs a query and hands each row to `body` while the statement points at it, keeping
+    /// none: a cursor, for reading a table of any size in bounded memory.
+    func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Statement) throws -> Void) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() { try body(statement) }
+    }
+
     /// Runs a query and maps each row while the statement points at it.
     func query<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> [T] {
         let statement = try cachedStatement(sql)

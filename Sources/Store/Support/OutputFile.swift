@@ -35,37 +35,21 @@ package enum OutputFile {
     /// `removeTemporaries()` first.
     package static func write(_ files: [(path: String, data: Data)]) throws {
         var temporaries: [String] = []
-        defer {
-            for temporary in temporaries {
-                unlink(temporary)
-                inProgress.remove(temporary)
+        do {
+            for (path, data) in files {
+                if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
+                temporaries.append(try writeTemporary(data, besides: path))
             }
+        } catch {
+            for temporary in temporaries { discard(temporary) }
+            throw error
         }
-        for (path, data) in files {
-            if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
-            temporaries.append(try writeTemporary(data, besides: path))
-        }
-        if Task.isCancelled { throw CancellationError() }
-        for index in files.indices.reversed() {
-            guard rename(temporaries[index], files[index].path) == 0 else {
-                throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
-            }
-            inProgress.remove(temporaries[index])
-            temporaries.remove(at: index)
-        }
-        // The renames are durable once each folder is flushed.
-        for folder in Set(files.map { folder(of: $0.path) }) {
-            let descriptor = open(folder, O_RDONLY)
-            if descriptor >= 0 {
-                _ = fsync(descriptor)
-                _ = close(descriptor)
-            }
-        }
+        try renameIntoPlace(zip(temporaries, files).map { ($0, $1.path) })
     }
 
-    /// Removes every temporary file a `write` in this process is writing now (or has written
-    /// and not yet renamed into place), for a process about to exit without unwinding; such a
-    /// `write` then fails.
+    /// Removes every temporary file a `write` (or a streamed export) in this process is writing
+    /// now, or has written and not yet renamed into place, for a process about to exit without
+    /// unwinding; such a write then fails.
     package static func removeTemporaries() {
         for temporary in inProgress.takeAll() { unlink(temporary) }
     }
@@ -73,21 +57,17 @@ package enum OutputFile {
     /// The temporary files of the writes under way.
     private static let inProgress = TemporaryFiles()
 
+    /// Removes a temporary file that will not be renamed into place.
+    private static func discard(_ temporary: String) {
+        unlink(temporary)
+        inProgress.remove(temporary)
+    }
+
+    /// Writes `data` to a new temporary file beside `path`, in chunks of 1 MiB with the calling
+    /// task's cancellation checked between them (`CancellationError`, the file removed).
     private static func writeTemporary(_ data: Data, besides path: String) throws -> String {
-        let name = (path as NSString).lastPathComponent
-        var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        inProgress.insert(temporary)
+        let (temporary, descriptor) = try createTemporary(besides: path)
         var failure: Int32 = 0, cancelled = false
-        // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
-        // of the file it replaces.
-        let mask = umask(0)
-        umask(mask)
-        var existing = stat()
-        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
-        if fchmod(descriptor, mode) != 0 { failure = errno }
         data.withUnsafeBytes { buffer in
             var offset = 0
             while failure == 0, offset < buffer.count {
@@ -105,15 +85,75 @@ package enum OutputFile {
                 }
             }
         }
-        if failure == 0, !cancelled, fsync(descriptor) != 0 { failure = errno }
+        if cancelled {
+            close(descriptor)
+            discard(temporary)
+            throw CancellationError()
+        }
+        try finishTemporary(temporary, descriptor: descriptor, for: path, failure: failure)
+        return temporary
+    }
+
+    /// A new temporary file beside `path`, open for writing, with the mode `path` has (or a new
+    /// file would get). Write into it, then `finishTemporary` and `renameIntoPlace`. Until it is
+    /// renamed, `removeTemporaries()` removes it.
+    static func createTemporary(besides path: String) throws -> (path: String, descriptor: Int32) {
+        if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
+        let name = (path as NSString).lastPathComponent
+        var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        inProgress.insert(temporary)
+        // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
+        // of the file it replaces.
+        let mask = umask(0)
+        umask(mask)
+        var existing = stat()
+        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
+        if fchmod(descriptor, mode) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            discard(temporary)
+            throw OutputFileError(path: path, reason: reason)
+        }
+        return (temporary, descriptor)
+    }
+
+    /// Flushes and closes a temporary file; removes it and throws if that, or `failure` (an
+    /// errno from writing it), went wrong.
+    static func finishTemporary(_ temporary: String, descriptor: Int32, for path: String, failure: Int32 = 0) throws {
+        var failure = failure
+        if failure == 0, fsync(descriptor) != 0 { failure = errno }
         if close(descriptor) != 0, failure == 0 { failure = errno }
-        guard failure == 0, !cancelled else {
-            unlink(temporary)
-            inProgress.remove(temporary)
-            if cancelled { throw CancellationError() }
+        guard failure == 0 else {
+            discard(temporary)
             throw OutputFileError(path: path, reason: String(cString: strerror(failure)))
         }
-        return temporary
+    }
+
+    /// Renames finished temporary files into place, last to first (a feed's entry page
+    /// changes last), then flushes their folders; the temporaries not renamed are removed.
+    /// A cancelled task renames nothing (`CancellationError`): the old files stay.
+    static func renameIntoPlace(_ files: [(temporary: String, path: String)]) throws {
+        var pending = files
+        defer { for file in pending { discard(file.temporary) } }
+        if Task.isCancelled { throw CancellationError() }
+        for index in files.indices.reversed() {
+            guard rename(files[index].temporary, files[index].path) == 0 else {
+                throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
+            }
+            inProgress.remove(files[index].temporary)
+            pending.removeLast()
+        }
+        // The renames are durable once each folder is flushed.
+        for folder in Set(files.map { folder(of: $0.path) }) {
+            let descriptor = open(folder, O_RDONLY)
+            if descriptor >= 0 {
+                _ = fsync(descriptor)
+                _ = close(descriptor)
+            }
+        }
     }
 
     private static func folder(of path: String) -> String {

@@ -2,9 +2,11 @@ import Foundation
 
 /// Reads every page of a feed: the first, then each `next`, until none is left.
 ///
-/// Pages are only read here, not validated: each page's `next` link is found by a quick scan
-/// (`JSONParser.topLevelMember`), and the records are read and checked later, one at a time,
-/// inside the write transaction (`FeedValidator`), so no page is ever held as a tree. Problems
+/// Pages are only read here, not validated: each page's `next` link is found by a skim of the
+/// page (`JSONParser.topLevelMember`), and the records are read and checked later, one at a
+/// time, inside the write transaction (`FeedValidator`). No page is ever held in memory: a
+/// local file is read where it lies; a download, or a pipe (stdin), is written to a file in a
+/// `SpoolFolder` as it arrives (size-capped), and every page is read from disk in chunks. Problems
 /// found here (a `next` that loops or leaves the feed's scheme) are kept with their page, for
 /// that validator to report after the page's own.
 ///
@@ -22,7 +24,7 @@ struct FeedLoader: Sendable {
     /// and the `next` links, and the whole feed is applied.
     func load(_ source: FeedSource, validators: [PageValidators]) async throws -> FetchedFeed {
         var fetched = FetchedFeed()
-        var changed: (url: URL, response: HTTPResponse)?
+        var changed: (url: URL, response: HTTPResponse, file: URL)?
         if case .remote = source, !validators.isEmpty, validators.allSatisfy(\.canRevalidate) {
             var modified = false
             for (index, page) in validators.enumerated() {
@@ -31,9 +33,10 @@ struct FeedLoader: Sendable {
                     modified = true
                     break
                 }
-                let response = try await fetchPage(url, source: source, conditional: page)
+                let file = try spoolFile(&fetched)
+                let response = try await fetchPage(url, source: source, conditional: page, into: file)
                 if response.status == 304 { continue }
-                changed = (url, response)
+                changed = (url, response, file)
                 modified = true
                 break
             }
@@ -51,14 +54,16 @@ struct FeedLoader: Sendable {
             let page: FetchedFeed.Page
             switch source {
             case .file:
-                page = try readFile(pageURL)
+                page = try readFile(pageURL, spool: &fetched)
             case .remote:
                 let response: HTTPResponse
+                let file: URL
                 if let answered = changed, answered.url == pageURL {
-                    response = answered.response
+                    (response, file) = (answered.response, answered.file)
                     changed = nil
                 } else {
-                    response = try await fetchPage(pageURL, source: source, conditional: nil)
+                    file = try spoolFile(&fetched)
+                    response = try await fetchPage(pageURL, source: source, conditional: nil, into: file)
                 }
                 guard (200...299).contains(response.status) else { throw HTTPError.status(url: pageURL, code: response.status) }
                 // A page URL with credentials is not remembered (they are never stored): without
@@ -66,16 +71,16 @@ struct FeedLoader: Sendable {
                 let name = pageURL.redacted
                 let remembered = number == 1 ? source.key : name == pageURL.absoluteString ? name : nil
                 page = FetchedFeed.Page(
-                    url: response.url, name: name, body: response.body,
+                    url: response.url, name: name, file: file, size: Self.size(of: file),
                     validators: remembered.map {
                         PageValidators(url: $0, etag: response.headers["etag"], lastModified: response.headers["last-modified"])
                     })
             }
             fetched.pages.append(page)
-            options.progress?(.fetchedPage(number: number, bytes: page.body.count))
+            options.progress?(.fetchedPage(number: number, bytes: page.size))
 
             // A `next` that is not a string is reported by the validator.
-            guard case .string(let next)? = JSONParser.topLevelMember("next", in: page.body) else { break }
+            guard case .string(let next)? = Self.nextLink(of: page) else { break }
             guard let nextURL = resolveNext(next, from: page, source: source, problems: &fetched.pages[fetched.pages.count - 1].problems) else { break }
             if let earlier = visited[nextURL.absoluteString] {
                 fetched.pages[fetched.pages.count - 1].problems.append(
@@ -93,8 +98,27 @@ struct FeedLoader: Sendable {
         return fetched
     }
 
-    /// One remote page; conditional when `validators` are given (a 304 is returned, not thrown).
-    private func fetchPage(_ url: URL, source: FeedSource, conditional validators: PageValidators?) async throws -> HTTPResponse {
+    /// A new file in the fetch's spool folder (created with the first one).
+    private func spoolFile(_ fetched: inout FetchedFeed) throws -> URL {
+        let spool = try fetched.spool ?? SpoolFolder()
+        fetched.spool = spool
+        return spool.url.appendingPathComponent("page-\(UUID().uuidString).json")
+    }
+
+    /// The page's `next` member, skimmed from its file in chunks.
+    private static func nextLink(of page: FetchedFeed.Page) -> JSONValue? {
+        guard let handle = try? FileHandle(forReadingFrom: page.file) else { return nil }
+        defer { try? handle.close() }
+        return JSONParser.topLevelMember("next", in: JSONChunkReader(descriptor: handle.fileDescriptor))
+    }
+
+    private static func size(of file: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0
+    }
+
+    /// One remote page, its body written to `file`; conditional when `validators` are given
+    /// (a 304 is returned, not thrown).
+    private func fetchPage(_ url: URL, source: FeedSource, conditional validators: PageValidators?, into file: URL) async throws -> HTTPResponse {
         var headers: [String: String] = [:]
         // The token is for the origin the user named: a `next` that leaves it (another
         // scheme, host or port) must not carry it. Redirects drop it the same way.
@@ -105,8 +129,20 @@ struct FeedLoader: Sendable {
             if let etag = validators.etag { headers["If-None-Match"] = etag }
             if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
         }
-        return try await fetcher.fetch(HTTPRequest(
-            url: url, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes))
+        let response = try await fetcher.fetch(HTTPRequest(
+            url: url, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes, bodyFile: file))
+        // A transport that answers in memory (an injected one) is spooled here, under the same cap.
+        if !response.body.isEmpty || !FileManager.default.fileExists(atPath: file.path) {
+            guard response.body.count <= options.maximumBytes else {
+                throw HTTPError.tooLarge(url: response.url, limit: options.maximumBytes)
+            }
+            do {
+                try response.body.write(to: file)
+            } catch {
+                throw FeedSourceError.unreadable(path: file.path, reason: "cannot spool the download: \(Self.reason(error))")
+            }
+        }
+        return response
     }
 
     private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, problems: inout [FeedProblem]) -> URL? {
@@ -133,8 +169,10 @@ struct FeedLoader: Sendable {
         }
     }
 
-    /// Reads a file, refusing it while reading once it exceeds the size cap.
-    private func readFile(_ url: URL) throws -> FetchedFeed.Page {
+    /// A local page: a regular file is read where it lies (refused if over the size cap); a
+    /// pipe or FIFO (stdin) is copied in chunks to the spool folder, refused once it exceeds
+    /// the cap, so the validator can read it from disk like any other page.
+    private func readFile(_ url: URL, spool fetched: inout FetchedFeed) throws -> FetchedFeed.Page {
         let path = url.path
         // A folder opens and "seeks" to a huge end offset: say what it is instead.
         var isDirectory: ObjCBool = false
@@ -148,25 +186,27 @@ struct FeedLoader: Sendable {
             throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
         }
         defer { try? handle.close() }
-        var body = Data()
-        // A regular file is read straight into one buffer of its size: no chunk copies, and no
-        // growing by doubling, which would hold two copies of a large feed for a moment.
-        if let size = try? handle.seekToEnd() {
-            if size > UInt64(options.maximumBytes) { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
-            do {
-                try handle.seek(toOffset: 0)
-            } catch {
-                throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
-            }
-            body = try Self.read(Int(size), from: handle.fileDescriptor, path: path)
+        var status = stat()
+        // A regular file is read where it lies; /dev/stdin and the like are copied even when they
+        // name a regular file (reopening one may share its offset, or not be possible).
+        if !path.hasPrefix("/dev/"), fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG {
+            let size = Int(status.st_size)
+            if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
+            return FetchedFeed.Page(url: url, name: path, file: url, size: size)
         }
-        // Anything left (a file that grew, or one whose size is unknown: a pipe, stdin) is read in
-        // chunks, waiting for each without blocking past a cancellation.
+        let file = try spoolFile(&fetched)
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let output = try? FileHandle(forWritingTo: file) else {
+            throw FeedSourceError.unreadable(path: path, reason: "cannot create the temporary file \(file.path)")
+        }
+        defer { try? output.close() }
+        var size = 0
+        // Read in chunks, waiting for each without blocking past a cancellation.
         do {
             try Self.waitUntilReadable(handle.fileDescriptor)
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                body.append(chunk)
-                if body.count > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
+                size += chunk.count
+                if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
+                try output.write(contentsOf: chunk)
                 try Self.waitUntilReadable(handle.fileDescriptor)
             }
         } catch let error as FeedSourceError {
@@ -176,7 +216,7 @@ struct FeedLoader: Sendable {
         } catch {
             throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
         }
-        return FetchedFeed.Page(url: url, name: path, body: body)
+        return FetchedFeed.Page(url: url, name: path, file: file, size: size)
     }
 
     /// Waits until `descriptor` has bytes (or its end) to read, checking every 100 ms whether the
@@ -189,24 +229,6 @@ struct FeedLoader: Sendable {
             let ready = poll(&entry, 1, 100)
             if ready > 0 || (ready < 0 && errno != EINTR) { return }
         }
-    }
-
-    /// Reads up to `count` bytes (fewer at end of file) into a buffer of exactly that size.
-    private static func read(_ count: Int, from descriptor: Int32, path: String) throws -> Data {
-        guard count > 0, let memory = malloc(count) else { return Data() }
-        var filled = 0
-        while filled < count {
-            let got = Foundation.read(descriptor, memory + filled, count - filled)
-            if got == 0 { break }
-            if got < 0 {
-                if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
-                free(memory)
-                throw FeedSourceError.unreadable(path: path, reason: reason)
-            }
-            filled += got
-        }
-        return Data(bytesNoCopy: memory, count: filled, deallocator: .free)
     }
 
     static func reason(_ error: any Error) -> String {

@@ -1,12 +1,16 @@
 import Foundation
 
-/// The pages of a feed as read, before validation (which happens as they are applied).
+/// The pages of a feed as read, before validation (which happens as they are applied): each
+/// a file, read again in chunks by the validator.
 struct FetchedFeed: Sendable {
     struct Page: Sendable {
         let url: URL
         /// How the page is named in error messages: a path or a URL without credentials.
         let name: String
-        let body: Data
+        /// The page's bytes on disk: the local file itself, or its download in `spool`.
+        let file: URL
+        /// Bytes in `file` when it was read.
+        let size: Int
         /// Problems with this page's `next` link, found while following it; reported after the
         /// page's own.
         var problems: [FeedProblem] = []
@@ -17,6 +21,8 @@ struct FetchedFeed: Sendable {
     /// True when every page answered 304 to its conditional request: there are no pages.
     var notModified = false
     var pages: [Page] = []
+    /// Where downloaded pages are kept until the feed is no longer needed (nil: none was).
+    var spool: SpoolFolder?
 
     /// What to remember of the pages for the next sync: nil for a local feed; empty (forget,
     /// so the next sync fetches every page) when a page cannot be revalidated later.
@@ -36,6 +42,17 @@ struct PageValidators: Sendable, Equatable {
 
     /// Whether a conditional request can be made for it.
     var canRevalidate: Bool { etag != nil || lastModified != nil }
+}
+
+extension FetchedFeed.Page {
+    /// Manifests are small: a page larger than this is a version-1 feed, never read whole.
+    static let largestManifest = 16 << 20
+
+    /// Whether the page is a published feed's manifest (version 2), told by its content.
+    var isManifest: Bool {
+        guard size <= Self.largestManifest, let data = try? Data(contentsOf: file) else { return false }
+        return PublishedManifest.looksLikeManifest(data)
+    }
 }
 
 /// What sync remembers of a source between runs.

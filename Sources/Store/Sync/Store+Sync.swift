@@ -68,7 +68,7 @@ extension Store {
         let fetched = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
-        if !fetched.notModified, fetched.pages.count == 1, PublishedManifest.looksLikeManifest(fetched.pages[0].body) {
+        if !fetched.notModified, fetched.pages.count == 1, fetched.pages[0].isManifest {
             return try await performManifestSync(source, manifest: fetched.pages[0], validators: fetched.validators,
                                                  force: force, options: options, startedAt: startedAt)
         }
@@ -103,7 +103,7 @@ extension Store {
                                                 imageBudget: budget, now: now, status: status, recordTypes: recordTypes)
                 var validator = FeedValidator(recordTypes: recordTypes)
                 for page in fetched.pages {
-                    try validator.add(page.body, source: page.name, pageURL: page.url, into: &reconciler)
+                    try validator.add(file: page.file, source: page.name, pageURL: page.url, into: &reconciler)
                     for problem in page.problems { validator.report(source: problem.source, path: problem.path, message: problem.message) }
                 }
                 // Throws when the feed had any problem: the transaction, and whatever the

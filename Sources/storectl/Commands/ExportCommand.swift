@@ -36,42 +36,49 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (pageSize, includingImageData) = (pageSize, !noImageData)
-        let pages = try await store.withStore(.existing) {
-            try await $0.exportFeedPages(pageSize: pageSize, includingImageData: includingImageData)
+        // Streamed: records are written as they are read, so an export of any size runs in
+        // bounded memory (to stdout, or through temporary files renamed into place: a failed
+        // or interrupted export leaves the old files whole and no temporary file).
+        guard let out else {
+            return try await store.withStore(.existing) {
+                try await $0.exportFeed(to: FileHandle.standardOutput, includingImageData: includingImageData)
+            }
         }
-        guard let out else { return Output.writeRaw(Data(pages[0].text.utf8)) }
-        guard pageSize != nil else {
+        guard let pageSize else {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory), isDirectory.boolValue {
                 throw CLIError("\(out): is a folder; name a file, or write pages into it with --page-size N")
             }
-            return try write([(out, pages[0].text)])
+            return try await written {
+                try await store.withStore(.existing) {
+                    try await $0.exportFeed(toFile: out, includingImageData: includingImageData)
+                }
+            }
         }
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
             throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
         }
-        let files = pages.map { (out + "/" + $0.name, $0.text) }
-        for (path, _) in files { try checkNotStore(path) }
-        try write(files)
+        let names = try await written {
+            try await store.withStore(.existing) {
+                try await $0.exportFeedPages(pageSize: pageSize, includingImageData: includingImageData, toFolder: out)
+            }
+        }
         // Pages of an earlier, longer export would be unreachable but confusing: remove them,
         // once the new pages are all in place.
-        let names = Set(pages.map(\.name))
+        let kept = Set(names)
         let stale = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
-            .filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") && !names.contains($0) }
+            .filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") && !kept.contains($0) }
         for name in stale { try? FileManager.default.removeItem(atPath: out + "/" + name) }
-        Output.printError("wrote \(pages.count) page\(pages.count == 1 ? "" : "s") to \(out)")
+        Output.printError("wrote \(names.count) page\(names.count == 1 ? "" : "s") to \(out)")
     }
 
-    /// Each file through a temporary file renamed into place: a failed or interrupted export
-    /// leaves the old files whole and no temporary file (see `OutputFile.write`).
-    private func write(_ files: [(path: String, text: String)]) throws {
+    /// Runs an export to files; a file that cannot be written is reported as before.
+    private func written<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            try OutputFile.write(files.map { ($0.path, Data($0.text.utf8)) })
-        } catch let error as CancellationError {
-            throw error
-        } catch {
+            return try await body()
+        } catch let error as OutputFileError {
             throw CLIError("\(error)")
         }
     }

@@ -83,6 +83,63 @@ struct ExportRoundTripBehaviourTests {
         }
     }
 
+    /// Exports stream record by record (`FeedPageWriter`): every way out (a string, a file, a
+    /// handle, pages in a folder) gives the bytes `JSONWriter` gives the whole document.
+    @Test func streamedExportsAreTheBytesOfTheWholeDocument() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            try await fill(store)
+            func whole(_ records: [(RecordKind, JSONValue)], next: String?) -> String {
+                var members = [JSONMember("version", .integer(1))]
+                for kind in RecordKind.allCases { members.append(JSONMember(kind.plural, .array(records.filter { $0.0 == kind }.map(\.1)))) }
+                if let next { members.append(JSONMember("next", .string(next))) }
+                return JSONWriter(pretty: true).string(.object(members)) + "\n"
+            }
+            let records = try await store.read { db -> [(RecordKind, JSONValue)] in
+                try db.frameworks.fetchAll().map { (RecordKind.framework, $0.jsonValue) }
+                    + db.orders.fetchAll().map { (RecordKind.order, $0.jsonValue()) }
+                    + db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map { (RecordKind.event, $0.jsonValue) }
+                    + db.images(budget: .max, now: Date()).fetchAll().map { (RecordKind.image, $0.jsonValue(includingData: true)) }
+            }
+            let expected = whole(records, next: nil)
+            #expect(try await store.exportFeed() == expected)
+
+            try await store.exportFeed(toFile: folder.file("out.json").path)
+            #expect(try String(contentsOf: folder.file("out.json"), encoding: .utf8) == expected)
+            FileManager.default.createFile(atPath: folder.file("handle.json").path, contents: nil)
+            let handle = try FileHandle(forWritingTo: folder.file("handle.json"))
+            try await store.exportFeed(to: handle)
+            try handle.close()
+            #expect(try String(contentsOf: folder.file("handle.json"), encoding: .utf8) == expected)
+
+            for size in [1, 2, 3, records.count, records.count + 5] {
+                let pages = try await store.exportFeedPages(pageSize: size)
+                let chunks = stride(from: 0, to: records.count, by: size).map { Array(records[$0..<min($0 + size, records.count)]) }
+                #expect(pages.map(\.text) == chunks.enumerated().map { index, chunk in
+                    whole(chunk, next: index + 1 < chunks.count ? "feed-\(index + 2).json" : nil)
+                }, "page size \(size)")
+                let out = folder.file("pages-\(size)")
+                try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+                let names = try await store.exportFeedPages(pageSize: size, toFolder: out.path)
+                #expect(names == pages.map(\.name))
+                for page in pages {
+                    #expect(try String(contentsOf: out.appendingPathComponent(page.name), encoding: .utf8) == page.text)
+                }
+                // Nothing but the pages: every temporary file was renamed into place.
+                #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out.path)) == Set(names))
+            }
+        }
+    }
+
+    @Test func anEmptyStoreExportsAnEmptyFeed() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, _ in
+            let expected = "{\n  \"version\": 1,\n  \"frameworks\": [],\n  \"orders\": [],\n  \"events\": [],\n  \"images\": []\n}\n"
+            let exported = try await store.exportFeed()
+            let pages = try await store.exportFeedPages(pageSize: 2)
+            #expect(exported == expected)
+            #expect(pages.map(\.text) == [expected])
+        }
+    }
+
     @Test func pagedExportSyncsToTheSameStore() async throws {
         try await withBehaviourStore(transport: .unimplemented) { original, folder in
             try await fill(original)

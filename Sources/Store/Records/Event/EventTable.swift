@@ -24,6 +24,11 @@ public struct EventTable {
         try db.query("SELECT \(Self.columns) FROM events ORDER BY date, id", [], Self.decode)
     }
 
+    /// Every event, ordered by id (bytewise), one at a time from a cursor (none is kept).
+    func forEachByID(_ body: (Event) throws -> Void) throws {
+        try db.forEachRow("SELECT \(Self.columns) FROM events ORDER BY id") { try body(try Self.decode($0)) }
+    }
+
     public func find(_ id: String) throws -> Event? {
         try db.query("SELECT \(Self.columns) FROM events WHERE id = ?", [.text(id)], Self.decode).first
     }

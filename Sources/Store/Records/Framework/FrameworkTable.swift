@@ -16,6 +16,11 @@ public struct FrameworkTable {
         try db.query("SELECT \(Self.columns) FROM frameworks ORDER BY id", [], Self.decode)
     }
 
+    /// Every framework, ordered by id, one at a time from a cursor (none is kept).
+    func forEach(_ body: (Framework) throws -> Void) throws {
+        try db.forEachRow("SELECT \(Self.columns) FROM frameworks ORDER BY id") { try body(Self.decode($0)) }
+    }
+
     public func find(_ id: String) throws -> Framework? {
         let statement = try db.cachedStatement(
             literal: "SELECT id, name, image_name, url_string, description FROM frameworks WHERE id = ?")

@@ -30,6 +30,14 @@ public struct ImageTable {
         }
     }
 
+    /// Every entry with its bytes, ordered by url, one at a time from a cursor (none is kept).
+    func forEach(_ body: (CachedImage) throws -> Void) throws {
+        try db.forEachRow("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
+            try body(CachedImage(url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
+                                 storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4))))
+        }
+    }
+
     /// The entry for `url` without touching its access time.
     public func peek(_ url: String) throws -> CachedImage? {
         try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images WHERE url = ?", [.text(url)]) {

@@ -19,6 +19,26 @@ public struct OrderTable {
         }
     }
 
+    /// Every order with its items, ordered by id, one at a time: two cursors (orders, and
+    /// items in order id order) walked side by side, so no order is kept after `body`.
+    func forEach(_ body: (Order) throws -> Void) throws {
+        let items = try db.cachedStatement(
+            literal: "SELECT order_id, item_name, price_cents, aisle, quantity FROM order_items ORDER BY order_id, position")
+        defer { items.reset() }
+        var hasItem = try items.step()
+        try db.forEachRow("SELECT id, placed_at FROM orders ORDER BY id") { row in
+            let id = row.text(0)
+            var collected: [OrderItem] = []
+            // Items of orders that do not exist (written around the store) are skipped, as fetchAll does.
+            while hasItem, items.text(0).utf8.lexicographicallyPrecedes(id.utf8) { hasItem = try items.step() }
+            while hasItem, items.text(0).utf8.elementsEqual(id.utf8) {
+                collected.append(try Self.decodeItem(items, from: 1, order: id, index: collected.count))
+                hasItem = try items.step()
+            }
+            try body(try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: row.int64(1)), items: collected)))
+        }
+    }
+
     public func find(_ id: String) throws -> Order? {
         guard let placedAt = try db.query("SELECT placed_at FROM orders WHERE id = ?", [.text(id)], { $0.int64(0) }).first
         else { return nil }

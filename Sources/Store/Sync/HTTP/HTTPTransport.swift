@@ -13,15 +13,21 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Redirects followed at most; a redirect from https to http, or to any scheme other than
     /// http and https, is always refused.
     public var maximumRedirects: Int
+    /// When set, the transport writes the body to this file (created, or emptied, for each
+    /// response) as it arrives, instead of into `HTTPResponse.body`: a feed page is spooled to
+    /// disk, never held in memory. A transport that fills `body` anyway is still understood
+    /// (the sync writes that body to the file itself).
+    public var bodyFile: URL?
 
     /// A GET of `url` with these limits.
     public init(url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(30),
-                maximumBytes: Int = 256 * 1024 * 1024, maximumRedirects: Int = 5) {
+                maximumBytes: Int = 256 * 1024 * 1024, maximumRedirects: Int = 5, bodyFile: URL? = nil) {
         self.url = url
         self.headers = headers
         self.timeout = timeout
         self.maximumBytes = maximumBytes
         self.maximumRedirects = maximumRedirects
+        self.bodyFile = bodyFile
     }
 }
 

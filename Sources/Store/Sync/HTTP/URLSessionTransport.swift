@@ -52,7 +52,12 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         var currentURL: URL
         var redirects = 0
         var response: HTTPURLResponse?
+        /// The body so far, when it is not written to `request.bodyFile`.
         var body = Data()
+        /// Body bytes received (in `body` or in the file).
+        var received = 0
+        /// The open `request.bodyFile`, from the response on.
+        var file: FileHandle?
         var started: ContinuousClock.Instant
         var lastActivity: ContinuousClock.Instant
     }
@@ -157,6 +162,8 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         state.task = nil
         state.watchdog = nil
         state.body = Data()
+        try? state.file?.close()
+        state.file = nil
         return settled
     }
 
@@ -223,6 +230,23 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
             state.lastActivity = .now
             return state.currentURL
         }
+        if let bodyFile = request.bodyFile {
+            // Created (or emptied) for this response: the body is written there as it arrives.
+            let opened = withState { state -> Bool in
+                try? state.file?.close()
+                state.file = nil
+                state.received = 0
+                guard FileManager.default.createFile(atPath: bodyFile.path, contents: nil),
+                      let handle = try? FileHandle(forWritingTo: bodyFile) else { return false }
+                state.file = handle
+                return true
+            }
+            if !opened {
+                fail(.connectionFailed(url: request.url, reason: "cannot write the download to \(bodyFile.path)"))
+                completionHandler(.cancel)
+                return
+            }
+        }
         guard let approved else {
             completionHandler(.cancel)
             return
@@ -247,17 +271,30 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let tooLarge = withState { state -> URL? in
+        let tooLarge = withState { state -> (URL, String?)? in
             guard !state.finished else { return nil }
             state.lastActivity = .now
-            guard state.body.count + data.count <= request.maximumBytes else {
-                return state.response?.url ?? state.currentURL
+            guard state.received + data.count <= request.maximumBytes else {
+                return (state.response?.url ?? state.currentURL, nil)
             }
-            state.body.append(data)
+            state.received += data.count
+            if let file = state.file {
+                do {
+                    try file.write(contentsOf: data)
+                } catch {
+                    return (state.response?.url ?? state.currentURL, (error as NSError).localizedDescription)
+                }
+            } else {
+                state.body.append(data)
+            }
             return nil
         }
-        if let url = tooLarge {
-            fail(.tooLarge(url: url, limit: request.maximumBytes))
+        if let (url, writeFailure) = tooLarge {
+            if let writeFailure {
+                fail(.connectionFailed(url: url, reason: "cannot write the download to \(request.bodyFile?.path ?? "disk"): \(writeFailure)"))
+            } else {
+                fail(.tooLarge(url: url, limit: request.maximumBytes))
+            }
         }
     }
 
@@ -317,19 +354,19 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let snapshot = withState { state -> (response: HTTPURLResponse?, body: Data, url: URL)? in
+        let snapshot = withState { state -> (response: HTTPURLResponse?, body: Data, received: Int, url: URL)? in
             guard !state.finished else { return nil }
-            return (state.response, state.body, state.currentURL)
+            return (state.response, state.body, state.received, state.currentURL)
         }
         guard let snapshot else { return }
         let url = snapshot.response?.url ?? snapshot.url
         let expected = snapshot.response.flatMap(Self.expectedBodyLength)
 
         if let error {
-            if let expected, snapshot.body.count < expected, !Self.isTimeout(error), !Self.isCancellation(error) {
+            if let expected, snapshot.received < expected, !Self.isTimeout(error), !Self.isCancellation(error) {
                 // The connection ended inside the body (libcurl reports it as a lost connection
                 // or a partial file, Apple platforms as a lost connection).
-                fail(.truncated(url: url, expected: expected, received: snapshot.body.count), cancelTask: false)
+                fail(.truncated(url: url, expected: expected, received: snapshot.received), cancelTask: false)
             } else {
                 fail(map(error, url: url), cancelTask: false)
             }
@@ -339,8 +376,8 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
             fail(.connectionFailed(url: url, reason: "the exchange ended without a response"), cancelTask: false)
             return
         }
-        if let expected, snapshot.body.count < expected {
-            fail(.truncated(url: url, expected: expected, received: snapshot.body.count), cancelTask: false)
+        if let expected, snapshot.received < expected {
+            fail(.truncated(url: url, expected: expected, received: snapshot.received), cancelTask: false)
             return
         }
         var headers: [String: String] = [:]

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Where each key of a feed first appeared (sent or deleted), per kind: what duplicate reports
+/// quote. Held in memory up to `memoryLimit` keys (about 15 MB), then in a private temporary
+/// SQLite database on disk, so a feed of millions of records is checked in bounded memory.
+/// Feeds under the limit never touch the disk.
+///
+/// Keys are compared byte for byte (UTF-8), as SQLite compares TEXT keys; the disk table's
+/// BINARY collation does the same.
+struct FeedKeyRegistry {
+    static let defaultMemoryLimit = 1 << 18
+
+    /// Keys held in memory before the rest go to disk (tests set it low).
+    let memoryLimit: Int
+    /// One table per kind (`FeedValidator`'s slots: the built-in kinds, then the app's).
+    private var memory: [[ExactKey: KeyLocation]]
+    private var memoryCount = 0
+    private var disk: Database?
+    /// A failure of the disk table (a full disk, say): reported by `FeedValidator` as itself.
+    private(set) var failure: (any Error)?
+
+    init(memoryLimit: Int = FeedKeyRegistry.defaultMemoryLimit, slots: Int = 4) {
+        self.memoryLimit = memoryLimit
+        memory = Array(repeating: [:], count: slots)
+    }
+
+    /// Notes `key` at `location` unless it was noted before; then returns where it first was
+    /// (and notes nothing).
+    mutating func insert(_ key: String, slot: Int, at location: KeyLocation) -> KeyLocation? {
+        let exact = ExactKey(key)
+        if disk == nil, memoryCount < memoryLimit {
+            if memory[slot].isEmpty { memory[slot].reserveCapacity(1024) }
+            // One hash lookup on the common path: insert, and look at what was there.
+            if let first = memory[slot].updateValue(location, forKey: exact) {
+                memory[slot][exact] = first
+                return first
+            }
+            memoryCount += 1
+            return nil
+        }
+        if let first = memory[slot][exact] { return first }
+        do {
+            return try insertOnDisk(key, slot: slot, at: location)
+        } catch {
+            if failure == nil { failure = error }
+            return nil
+        }
+    }
+
+    private mutating func insertOnDisk(_ key: String, slot: Int, at location: KeyLocation) throws -> KeyLocation? {
+        let db: Database
+        if let disk {
+            db = disk
+        } else {
+            // "" is a private temporary database, on disk, deleted when closed.
+            db = try Database(path: "", options: Database.OpenOptions())
+            try db.execute("PRAGMA journal_mode = OFF")
+            try db.execute("PRAGMA synchronous = OFF")
+            try db.execute("PRAGMA cache_size = -8192")
+            try db.execute("""
+                CREATE TABLE keys (slot INTEGER NOT NULL, key TEXT NOT NULL, page INTEGER NOT NULL, position INTEGER NOT NULL,
+                                   tombstone INTEGER NOT NULL, PRIMARY KEY (slot, key)) WITHOUT ROWID
+                """)
+            // Never committed: the table lives as long as the validation.
+            try db.execute("BEGIN")
+            disk = db
+        }
+        let insert = try db.cachedStatement(literal: "INSERT INTO keys VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+        try insert.bind(Int64(slot), at: 1)
+        try insert.bind(key, at: 2)
+        try insert.bind(Int64(location.page), at: 3)
+        try insert.bind(Int64(location.index), at: 4)
+        try insert.bind(Int64(location.isTombstone ? 1 : 0), at: 5)
+        defer { insert.reset() }
+        _ = try insert.step()
+        guard db.changes == 0 else { return nil }
+        let find = try db.cachedStatement(literal: "SELECT page, position, tombstone FROM keys WHERE slot = ? AND key = ?")
+        try find.bind(Int64(slot), at: 1)
+        try find.bind(key, at: 2)
+        defer { find.reset() }
+        guard try find.step() else { return nil }
+        return KeyLocation(page: Int32(truncatingIfNeeded: find.int(0)), index: Int32(truncatingIfNeeded: find.int(1)), isTombstone: find.int(2) != 0)
+    }
+}
+
+/// Where a key first appeared: a page (index into the validator's page names) and a record's
+/// or a tombstone's index in its array. Twelve bytes, so a quarter of a million keys stay small.
+struct KeyLocation {
+    let page: Int32
+    let index: Int32
+    let isTombstone: Bool
+}
+
+/// A key compared byte for byte (UTF-8), as SQLite compares TEXT keys (Swift's `String ==`
+/// treats canonically equivalent strings as equal). Hashes the bytes in place, allocating nothing.
+struct ExactKey: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool {
+        lhs.text.utf8.count == rhs.text.utf8.count && lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// A temporary folder for the pages of one fetch that are not already files (downloads, a
+/// pipe): each is written here as it arrives, so no page is ever held in memory. The folder
+/// and everything in it are removed when the last reference goes, whether the sync succeeded,
+/// failed or was cancelled (a fetch shared by concurrent syncs keeps it until all are done).
+final class SpoolFolder: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("store-feed-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw FeedSourceError.unreadable(path: url.path, reason: "cannot create a temporary folder for the download: \(FeedLoader.reason(error))")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// The file for page `number`.
+    func file(forPage number: Int) -> URL {
+        url.appendingPathComponent("page-\(number).json")
+    }
+}

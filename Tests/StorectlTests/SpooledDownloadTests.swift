@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// A remote feed's pages are written to a temporary file as they download (never held in
+/// memory) and read from there in chunks; the file is removed after the sync, whether it
+/// succeeded or failed.
+@Suite(.timeLimit(.minutes(2)))
+struct SpooledDownloadTests {
+    static func page(_ range: Range<Int>, next: String?) -> String {
+        let records = range.map { index in
+            #"{"id": "fw-\#(index)", "name": "Framework \#(index)", "imageName": "i", "urlString": "https://example.com/\#(index)", "description": "\#(String(repeating: "d", count: 200))"}"#
+        }
+        return #"{"version": 1, "frameworks": [\#(records.joined(separator: ",\n"))]\#(next.map { #", "next": "\#($0)""# } ?? "")}"#
+    }
+
+    @Test("sync URL spools each page to TMPDIR and removes it, also when a page is over --max-bytes")
+    func spoolIsRemovedAfterEverySync() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        try server.publish("feed.json", Self.page(0..<100, next: "feed-2.json"))
+        try server.publish("feed-2.json", Self.page(100..<3000, next: nil))
+        let url = server.url("/feed.json").absoluteString
+        let cli = try Storectl()
+        let temporary = cli.directory.file("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        func leftOver() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: temporary) }
+
+        let synced = try await cli.run(["sync", url], environment: ["TMPDIR": temporary])
+        #expect(synced.status == 0, "\(synced)")
+        #expect(try await cli.run(["frameworks", "show", "fw-0"]).status == 0)
+        #expect(try await cli.run(["frameworks", "show", "fw-2999"]).status == 0)
+        #expect(try leftOver() == [])
+
+        // The second page is about 800 kB: over the cap, it is refused by its URL, the store
+        // keeps what it had, and the spooled first page is removed too.
+        #expect(try await cli.run(["frameworks", "delete", "fw-5"]).status == 0)
+        let capped = try await cli.run(["sync", url, "--force", "--max-bytes", "100KiB"], environment: ["TMPDIR": temporary])
+        #expect(capped.status != 0, "\(capped)")
+        #expect(capped.stderr.contains(server.url("/feed-2.json").absoluteString), "\(capped)")
+        #expect(capped.stderr.contains("larger than the limit"), "\(capped)")
+        #expect(try await cli.run(["frameworks", "show", "fw-5"]).status != 0)
+        #expect(try await cli.run(["frameworks", "show", "fw-2999"]).status == 0)
+        #expect(try leftOver() == [])
+    }
+}
