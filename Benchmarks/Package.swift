@@ -26,7 +26,7 @@ let package = Package(
                 // GRDB's system library target over libsqlite3: the raw C API baseline.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

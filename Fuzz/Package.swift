@@ -8,9 +8,11 @@ import PackageDescription
 // harness calls LLVMFuzzerRunDriver. The archive ships with the Swift toolchain.
 let toolchainLib = URL(fileURLWithPath: CommandLine.arguments.first ?? "/opt/swift/usr/bin/swift")
     .resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib/clang")
-let fuzzerArchive = ((try? FileManager.default.contentsOfDirectory(atPath: toolchainLib.path)) ?? [])
+let fuzzerArchive =
+    ((try? FileManager.default.contentsOfDirectory(atPath: toolchainLib.path)) ?? [])
     .map { toolchainLib.appendingPathComponent("\($0)/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a").path }
-    .first { FileManager.default.fileExists(atPath: $0) } ?? "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
+    .first { FileManager.default.fileExists(atPath: $0) }
+    ?? "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"
 
 // A path dependency's identity is its folder's name, which differs between checkouts.
 let storeIdentity = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -27,7 +29,7 @@ let package = Package(
             dependencies: [.product(name: "Store", package: storeIdentity)],
             swiftSettings: [.unsafeFlags(["-sanitize=fuzzer"])],
             linkerSettings: [.unsafeFlags(["-Xlinker", fuzzerArchive, "-lstdc++"])]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

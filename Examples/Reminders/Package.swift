@@ -12,7 +12,7 @@ let package = Package(
     name: "Reminders",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(path: "../.."),
+        .package(path: "../..")
     ],
     targets: [
         // The kind and its migration, as an app would keep them.

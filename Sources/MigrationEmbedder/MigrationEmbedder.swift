@@ -57,7 +57,7 @@ struct MigrationEmbedder {
             }
             let url = directory.appendingPathComponent(name)
             guard let data = FileManager.default.contents(atPath: url.path),
-                  let sql = String(data: data, encoding: .utf8)
+                let sql = String(data: data, encoding: .utf8)
             else { fail("\(url.path): cannot read as UTF-8") }
             entries.append("        Migration(version: \(version), name: \(literal(String(parts[1]))), sql: \(literal(sql))),")
         }

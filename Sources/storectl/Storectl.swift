@@ -18,7 +18,8 @@ struct Storectl: CommandGroup {
         version: Store.version,
         subcommands: [
             MigrateCommand.self, FrameworksCommand.self, OrdersCommand.self, EventsCommand.self,
-            ImagesCommand.self, ExportCommand.self, PublishCommand.self, SyncRunCommand.self, SyncHistoryCommand.self, WatchCommand.self,
+            ImagesCommand.self, ExportCommand.self, PublishCommand.self, SyncRunCommand.self, SyncHistoryCommand.self,
+            WatchCommand.self,
         ]
     )
 

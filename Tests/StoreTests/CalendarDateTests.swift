@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("CalendarDate")
@@ -10,9 +11,11 @@ struct CalendarDateTests {
         #expect(date.description == text)
     }
 
-    @Test(arguments: ["2026-02-30", "2023-02-29", "1900-02-29", "2026-04-31", "2026-13-01", "2026-00-10",
-                      "2026-01-00", "2026-1-01", "2026-01-1", "26-01-01", "2026/01/01", "2026-01-01T00:00:00Z",
-                      "", "0000-01-01", "+026-01-01", "2026-01-01 "])
+    @Test(arguments: [
+        "2026-02-30", "2023-02-29", "1900-02-29", "2026-04-31", "2026-13-01", "2026-00-10",
+        "2026-01-00", "2026-1-01", "2026-01-1", "26-01-01", "2026/01/01", "2026-01-01T00:00:00Z",
+        "", "0000-01-01", "+026-01-01", "2026-01-01 ",
+    ])
     func refusesTextThatIsNotARealDate(text: String) {
         #expect(CalendarDate(text) == nil)
     }

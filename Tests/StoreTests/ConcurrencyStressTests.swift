@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Many writers and readers on one store file in one process: the single writer (group commit)
@@ -89,7 +90,7 @@ struct ConcurrencyStressTests {
         for framework in all {
             let parts = framework.id.dropFirst().split(separator: "-")
             guard framework.id.hasPrefix("w"), parts.count == 2, let task = Int(parts[0]), let number = Int(parts[1]),
-                  numbers.indices.contains(task)
+                numbers.indices.contains(task)
             else {
                 problems.append("unexpected id \(framework.id)")
                 continue
@@ -111,7 +112,8 @@ struct ConcurrencyStressTests {
         for framework in sample {
             let parts = framework.id.dropFirst().split(separator: "-")
             if let task = Int(parts.first ?? ""), let number = Int(parts.last ?? ""),
-               framework != Self.framework(task: task, number: number) {
+                framework != Self.framework(task: task, number: number)
+            {
                 problems.append("\(framework.id) is not as written: \(framework)")
             }
         }
@@ -210,8 +212,9 @@ struct ConcurrencyStressTests {
             #expect(try await store.read { try $0.fetchOne("PRAGMA integrity_check")?[0].textValue } == "ok")
 
             let reads = logs.map(\.counts.count).reduce(0, +)
-            print("ConcurrencyStressTests: \(total) inserts by \(writerTasks) tasks, \(reads) reads by \(readerTasks) tasks "
-                  + "(\(logs.map(\.fetchAllCount).reduce(0, +)) fetchAll), in \(elapsed)")
+            print(
+                "ConcurrencyStressTests: \(total) inserts by \(writerTasks) tasks, \(reads) reads by \(readerTasks) tasks "
+                    + "(\(logs.map(\.fetchAllCount).reduce(0, +)) fetchAll), in \(elapsed)")
         }
     }
 }

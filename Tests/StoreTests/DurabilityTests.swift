@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// `Store.Configuration.durability`: the sync mode actually in force on the connection that
@@ -21,9 +22,11 @@ struct DurabilityTests {
         #expect(Store.Configuration().durability == .full)
     }
 
-    @Test("each mode sets synchronous on the writer connection, in WAL mode", arguments: [
-        (Store.Durability.normal, Int64(1)), (Store.Durability.full, Int64(2)),
-    ])
+    @Test(
+        "each mode sets synchronous on the writer connection, in WAL mode",
+        arguments: [
+            (Store.Durability.normal, Int64(1)), (Store.Durability.full, Int64(2)),
+        ])
     func writerConnectionUsesTheMode(durability: Store.Durability, synchronous: Int64) async throws {
         try await withTemporaryStore(configuration: Self.configuration(durability)) { store, _ throws in
             #expect(try await Self.writerSynchronous(store) == synchronous)
@@ -76,7 +79,9 @@ struct DurabilityTests {
             try await writeConcurrently(store, tasks: 8, writesPerTask: 30)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<3 {
-                    group.addTask { for number in 0..<20 { try await store.frameworks.insert(Fixtures.framework("few-\(task)-\(number)")) } }
+                    group.addTask {
+                        for number in 0..<20 { try await store.frameworks.insert(Fixtures.framework("few-\(task)-\(number)")) }
+                    }
                 }
                 try await group.waitForAll()
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Event date queries use events_by_date")
@@ -8,10 +9,14 @@ struct EventIndexTests {
     /// Sources/Store/Tables/EventTable.swift.
     static let queries: [(name: String, sql: String, arguments: [SQLValue])] = [
         ("on", "SELECT id, title, date, notes FROM events WHERE date = ? ORDER BY date, id", ["2026-06-08"]),
-        ("inMonth", "SELECT id, title, date, notes FROM events WHERE date >= ? AND date <= ? ORDER BY date, id",
-         ["2026-06-01", "2026-06-30"]),
-        ("dates", "SELECT date, count(*) FROM events WHERE date >= ? AND date <= ? GROUP BY date ORDER BY date",
-         ["2026-06-01", "2026-06-30"]),
+        (
+            "inMonth", "SELECT id, title, date, notes FROM events WHERE date >= ? AND date <= ? ORDER BY date, id",
+            ["2026-06-01", "2026-06-30"]
+        ),
+        (
+            "dates", "SELECT date, count(*) FROM events WHERE date >= ? AND date <= ? GROUP BY date ORDER BY date",
+            ["2026-06-01", "2026-06-30"]
+        ),
     ]
 
     @Test(arguments: 0..<3)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Events in a file store")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Store
+import Testing
 
 /// Replays the feed fuzzer's inputs (Fuzz/): every crash it ever found (Fuzz/Regressions/, where
 /// `Fuzz/run.sh` writes them) and its seed corpus (Fuzz/Corpus/). Each input must give a feed or
@@ -30,12 +30,15 @@ struct FuzzRegressionTests {
             return .feed(try Feed.decode(data, source: name))
         } catch let error as FeedValidationError {
             #expect(!error.problems.isEmpty, "\(name): a FeedValidationError with no problem", sourceLocation: sourceLocation)
-            #expect(error.totalCount >= error.problems.count, "\(name): totalCount \(error.totalCount)", sourceLocation: sourceLocation)
+            #expect(
+                error.totalCount >= error.problems.count, "\(name): totalCount \(error.totalCount)",
+                sourceLocation: sourceLocation)
             #expect(!error.description.isEmpty, sourceLocation: sourceLocation)
             return .invalid(error)
         } catch {
-            Issue.record("\(name): Feed.decode threw \(type(of: error)), not FeedValidationError: \(error)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "\(name): Feed.decode threw \(type(of: error)), not FeedValidationError: \(error)",
+                sourceLocation: sourceLocation)
             return nil
         }
     }
@@ -45,8 +48,9 @@ struct FuzzRegressionTests {
         var isDirectory: ObjCBool = false
         for folder in ["Regressions", "Corpus"] {
             let path = Self.fuzzFolder.appendingPathComponent(folder).path
-            #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue,
-                    "\(path) is missing")
+            #expect(
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue,
+                "\(path) is missing")
         }
         #expect(Self.inputs.contains { $0.hasPrefix("Corpus/") }, "no corpus file found under \(Self.fuzzFolder.path)")
     }
@@ -79,7 +83,9 @@ struct FuzzRegressionTests {
     @Test("truncations and byte substitutions of the small corpus files never crash nor throw another error")
     func mutationsOfTheSmallCorpusFiles() throws {
         let small = Self.inputs.filter { $0.hasPrefix("Corpus/") }.compactMap { name -> (String, [UInt8])? in
-            guard let data = try? Data(contentsOf: Self.fuzzFolder.appendingPathComponent(name)), data.count <= 2_048 else { return nil }
+            guard let data = try? Data(contentsOf: Self.fuzzFolder.appendingPathComponent(name)), data.count <= 2_048 else {
+                return nil
+            }
             return (name, [UInt8](data))
         }
         #expect(!small.isEmpty)
@@ -90,7 +96,8 @@ struct FuzzRegressionTests {
                 decoded += 1
             }
             for index in bytes.indices {
-                for replacement: UInt8 in [0x00, 0x22, 0x5C, 0x7B, 0x5D, 0x2D, 0x39, 0xFF, 0xC3] where bytes[index] != replacement {
+                for replacement: UInt8 in [0x00, 0x22, 0x5C, 0x7B, 0x5D, 0x2D, 0x39, 0xFF, 0xC3] where bytes[index] != replacement
+                {
                     var mutated = bytes
                     mutated[index] = replacement
                     _ = Self.decode(Data(mutated), name: "\(name) with byte \(index) = \(replacement)")

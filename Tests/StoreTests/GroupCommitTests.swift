@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// `Store.Configuration.maximumWritesPerTransaction`: group commit on (the default), capped,

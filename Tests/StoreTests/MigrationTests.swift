@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Migrations")
@@ -18,8 +19,9 @@ struct MigrationTests {
     private func recorded(_ store: Store) async throws -> [Recorded] {
         try await store.read { db in
             try db.fetchAll("SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version").map {
-                Recorded(version: $0[0].integerValue ?? -1, name: $0[1].textValue ?? "",
-                         checksum: $0[2].textValue ?? "", appliedAt: $0[3].textValue ?? "")
+                Recorded(
+                    version: $0[0].integerValue ?? -1, name: $0[1].textValue ?? "",
+                    checksum: $0[2].textValue ?? "", appliedAt: $0[3].textValue ?? "")
             }
         }
     }
@@ -67,8 +69,9 @@ struct MigrationTests {
         let appliedAt = Fixtures.time("2026-03-01T12:00:00Z")
         try await withTemporaryStore(configuration: configuration(clock: appliedAt)) { store, _ throws in
             let expected = Migration.embedded.map {
-                Recorded(version: Int64($0.version), name: $0.name, checksum: SHA256.hexDigest(of: Array($0.sql.utf8)),
-                         appliedAt: Timestamp.format(appliedAt))
+                Recorded(
+                    version: Int64($0.version), name: $0.name, checksum: SHA256.hexDigest(of: Array($0.sql.utf8)),
+                    appliedAt: Timestamp.format(appliedAt))
             }
             #expect(try await recorded(store) == expected)
             let status = try await store.migrationStatus()
@@ -109,8 +112,11 @@ struct MigrationTests {
                 let rows = try await recorded(store)
                 #expect(rows.map(\.version) == (Migration.embedded + [tags]).map { Int64($0.version) })
                 #expect(rows.dropLast().allSatisfy { $0.appliedAt == Timestamp.format(first) })
-                #expect(rows.last == Recorded(version: Int64(tags.version), name: "create_tags", checksum: tags.checksum,
-                                              appliedAt: Timestamp.format(later)))
+                #expect(
+                    rows.last
+                        == Recorded(
+                            version: Int64(tags.version), name: "create_tags", checksum: tags.checksum,
+                            appliedAt: Timestamp.format(later)))
                 #expect(try await tableExists("tags", in: store))
             }
         }
@@ -134,23 +140,34 @@ struct MigrationTests {
             let tableSQL = "SELECT sql FROM sqlite_master WHERE name = 'sync_records'"
             let old = try #require(Migration.embedded.firstIndex { $0.name == "rebuild_sync_records_check" })
             // What a sync by a build from before both migrations left behind, written as it wrote it.
-            let (rows, sources) = try await withStore(at: directory.databasePath,
-                                           configuration: configuration(clock: time, migrations: Array(Migration.embedded[..<old]))) { store throws in
-                let frameworks = ["a", "b", "c", "d"].map { Framework(id: $0, name: "N", imageName: "i", urlString: "u", description: "d") }
+            let (rows, sources) = try await withStore(
+                at: directory.databasePath,
+                configuration: configuration(clock: time, migrations: Array(Migration.embedded[..<old]))
+            ) { store throws in
+                let frameworks = ["a", "b", "c", "d"].map {
+                    Framework(id: $0, name: "N", imageName: "i", urlString: "u", description: "d")
+                }
                 try await store.frameworks.insert(frameworks)
                 try await store.write { db in
-                    for (source, keys) in [(FeedSource.file(feed).key, ["a", "b", "c"]), (FeedSource.file(other).key, ["c", "d"])] {
-                        try db.execute("INSERT INTO sync_sources (source, last_synced_at) VALUES (?, '2026-02-01T00:00:00Z')", [.text(source)])
+                    for (source, keys) in [
+                        (FeedSource.file(feed).key, ["a", "b", "c"]), (FeedSource.file(other).key, ["c", "d"]),
+                    ] {
+                        try db.execute(
+                            "INSERT INTO sync_sources (source, last_synced_at) VALUES (?, '2026-02-01T00:00:00Z')",
+                            [.text(source)])
                         for key in keys {
                             let hash = Int64(bitPattern: RecordHash.of(frameworks.first { $0.id == key }!))
-                            try db.execute("INSERT INTO sync_records (source, kind, key, hash) VALUES (?, 'framework', ?, ?)",
-                                           [.text(source), .text(key), .integer(hash)])
+                            try db.execute(
+                                "INSERT INTO sync_records (source, kind, key, hash) VALUES (?, 'framework', ?, ?)",
+                                [.text(source), .text(key), .integer(hash)])
                         }
                     }
                 }
                 #expect(try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first?.contains("IN (") == true)
-                return (try await store.read { try $0.query(oldRowsSQL) { $0.text(0) } },
-                        try await store.read { try $0.query(sourcesSQL) { $0.text(0) } })
+                return (
+                    try await store.read { try $0.query(oldRowsSQL) { $0.text(0) } },
+                    try await store.read { try $0.query(sourcesSQL) { $0.text(0) } }
+                )
             }
             #expect(rows.count == 5 && sources.count == 2)
             try await withStore(at: directory.databasePath, configuration: configuration(clock: time)) { store throws in
@@ -167,7 +184,9 @@ struct MigrationTests {
                     try await store.write { try $0.execute("INSERT INTO sync_records VALUES (999, 'framework', 'k', 1)") }
                 }
                 await #expect(throws: SQLiteError.self) {
-                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT source_id, kind, key, 0 FROM sync_records LIMIT 1") }
+                    try await store.write {
+                        try $0.execute("INSERT INTO sync_records SELECT source_id, kind, key, 0 FROM sync_records LIMIT 1")
+                    }
                 }
                 // A tombstone deletes a record unchanged since it was received before the rebuild.
                 try write(#"{"version": 1, "deleted": {"frameworks": ["a"]}}"#, to: feed)
@@ -201,7 +220,9 @@ struct MigrationTests {
         try await withTemporaryDirectory { directory throws in
             let path = directory.databasePath
             try await withStore(at: path) { _ in }
-            try await tamper(with: path, """
+            try await tamper(
+                with: path,
+                """
                 INSERT INTO schema_migrations (version, name, checksum, applied_at)
                 VALUES (999, 'from_the_future', '\(String(repeating: "f", count: 64))', '2030-01-01T00:00:00Z')
                 """)
@@ -241,9 +262,12 @@ struct MigrationTests {
         let appliedAt = Fixtures.time("2026-05-05T05:05:05Z")
         try await withTemporaryStore(configuration: configuration(clock: appliedAt, migrateOnOpen: false)) { store, _ throws in
             let pending = try await store.migrationStatus()
-            #expect(pending == Migration.embedded.map {
-                MigrationStatus(version: $0.version, name: $0.name, state: .pending, checksum: $0.checksum, appliedAt: nil)
-            })
+            #expect(
+                pending
+                    == Migration.embedded.map {
+                        MigrationStatus(
+                            version: $0.version, name: $0.name, state: .pending, checksum: $0.checksum, appliedAt: nil)
+                    })
             #expect(try await !tableExists("frameworks", in: store))
 
             #expect(try await store.migrate() == Migration.embedded)
@@ -266,7 +290,8 @@ struct MigrationTests {
                 let edited = String(repeating: "e", count: 64)
                 try await store.write { db in
                     try db.execute("UPDATE schema_migrations SET checksum = ? WHERE version = 3", [.text(edited)])
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT INTO schema_migrations (version, name, checksum, applied_at)
                         VALUES (999, 'from_the_future', 'abc', '2030-01-01T00:00:00Z')
                         """)
@@ -279,13 +304,20 @@ struct MigrationTests {
                 #expect(status.map(\.state) == expectedStates)
                 #expect(status[2].checksum == edited)
                 #expect(status[2].appliedAt == appliedAt)
-                #expect(status[0] == MigrationStatus(version: 1, name: Migration.embedded[0].name, state: .applied,
-                                                     checksum: Migration.embedded[0].checksum, appliedAt: appliedAt))
-                #expect(status[status.count - 2] == MigrationStatus(
-                    version: tags.version, name: "create_tags", state: .pending, checksum: tags.checksum, appliedAt: nil))
-                #expect(status[status.count - 1] == MigrationStatus(
-                    version: 999, name: "from_the_future", state: .unknown, checksum: "abc",
-                    appliedAt: Fixtures.time("2030-01-01T00:00:00Z")))
+                #expect(
+                    status[0]
+                        == MigrationStatus(
+                            version: 1, name: Migration.embedded[0].name, state: .applied,
+                            checksum: Migration.embedded[0].checksum, appliedAt: appliedAt))
+                #expect(
+                    status[status.count - 2]
+                        == MigrationStatus(
+                            version: tags.version, name: "create_tags", state: .pending, checksum: tags.checksum, appliedAt: nil))
+                #expect(
+                    status[status.count - 1]
+                        == MigrationStatus(
+                            version: 999, name: "from_the_future", state: .unknown, checksum: "abc",
+                            appliedAt: Fixtures.time("2030-01-01T00:00:00Z")))
                 // Nothing is applied on top of a database it cannot trust.
                 await #expect(throws: StoreError.self) { try await store.migrate() }
                 #expect(try await !tableExists("tags", in: store))

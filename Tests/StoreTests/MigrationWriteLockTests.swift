@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Opening a new file while another connection holds its write lock (another process migrating

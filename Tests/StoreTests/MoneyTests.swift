@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Money")
@@ -13,8 +14,10 @@ struct MoneyTests {
         #expect(Money(text)?.minorUnits == cents)
     }
 
-    @Test(arguments: ["0.125", "-1", "-0.01", "abc", "1e999", "", "-", "1e", "1.2.3", "2,49", " 1", "1 ",
-                      "92233720368547758.08", "1e-3"])
+    @Test(arguments: [
+        "0.125", "-1", "-0.01", "abc", "1e999", "", "-", "1e", "1.2.3", "2,49", " 1", "1 ",
+        "92233720368547758.08", "1e-3",
+    ])
     func refusesAnythingButANonNegativeAmountInWholeCents(text: String) {
         #expect(Money(text) == nil)
     }
@@ -26,8 +29,10 @@ struct MoneyTests {
         #expect(sum.minorUnits == 30)
     }
 
-    @Test(arguments: [(Int64(0), "0.00"), (5, "0.05"), (30, "0.30"), (249, "2.49"), (300, "3.00"),
-                      (123_456_789, "1234567.89"), (-5, "-0.05"), (-250, "-2.50")])
+    @Test(arguments: [
+        (Int64(0), "0.00"), (5, "0.05"), (30, "0.30"), (249, "2.49"), (300, "3.00"),
+        (123_456_789, "1234567.89"), (-5, "-0.05"), (-250, "-2.50"),
+    ])
     func describesAlwaysWithTwoFractionDigits(cents: Int64, text: String) {
         #expect(Money(minorUnits: cents).description == text)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Orders in a file store")
@@ -42,10 +43,12 @@ struct OrderStoreTests {
 
     @Test func totalCountsEachItemsQuantity() async throws {
         try await withTemporaryStore { store, _ throws in
-            let order = Order(id: "o-2", placedAt: Fixtures.time("2026-01-01T00:00:00Z"), items: [
-                OrderItem(itemName: "Milk", price: Fixtures.money("2.49"), aisle: 3, quantity: 2),
-                OrderItem(itemName: "Gum", price: Fixtures.money("0.1"), aisle: 0, quantity: 7),
-            ])
+            let order = Order(
+                id: "o-2", placedAt: Fixtures.time("2026-01-01T00:00:00Z"),
+                items: [
+                    OrderItem(itemName: "Milk", price: Fixtures.money("2.49"), aisle: 3, quantity: 2),
+                    OrderItem(itemName: "Gum", price: Fixtures.money("0.1"), aisle: 0, quantity: 7),
+                ])
             try await store.orders.insert(order)
             let expected = Money(minorUnits: 249 * 2 + 10 * 7)
             #expect(try await store.orders.total("o-2") == expected)
@@ -65,8 +68,10 @@ struct OrderStoreTests {
 
     @Test func fetchesAllOrdersWithTheirOwnItems() async throws {
         try await withTemporaryStore { store, _ throws in
-            let orders = [Fixtures.order("o-b", prices: ["1", "2"]), Fixtures.order("o-a", prices: ["3"]),
-                          Fixtures.order("o-c", prices: ["4", "5", "6"])]
+            let orders = [
+                Fixtures.order("o-b", prices: ["1", "2"]), Fixtures.order("o-a", prices: ["3"]),
+                Fixtures.order("o-c", prices: ["4", "5", "6"]),
+            ]
             for order in orders { try await store.orders.insert(order) }
             #expect(try await store.orders.fetchAll() == orders.sorted { $0.id < $1.id })
         }
@@ -120,8 +125,10 @@ struct OrderStoreTests {
     @Test func refusesAnOrderWithoutItemsOrWithAnImpossibleItem() async throws {
         try await withTemporaryStore { store, _ throws in
             let empty = Order(id: "o-empty", placedAt: Fixtures.time("2026-01-01T00:00:00Z"), items: [])
-            await #expect(throws: StoreError.invalidRecord(
-                kind: .order, key: "o-empty", field: "items", reason: "an order needs at least one item")) {
+            await #expect(
+                throws: StoreError.invalidRecord(
+                    kind: .order, key: "o-empty", field: "items", reason: "an order needs at least one item")
+            ) {
                 try await store.orders.insert(empty)
             }
             var zeroQuantity = Fixtures.order("o-zero", prices: ["1"])

@@ -2,6 +2,7 @@ import Foundation
 import PowerLossVFS
 import StoreTestSupport
 import Testing
+
 @testable import Store
 
 /// Simulated power loss (issue 15): each scenario runs through the `powerloss` VFS
@@ -56,14 +57,22 @@ struct PowerLossTests {
             let tally = try await PowerCut.run(scenario, synchronousFull: full, at: at, mode: mode, seed: cutSeed)
             totals.add(tally)
             if !tally.problems.isEmpty {
-                failures.append("\(scenario.name) \(full ? "FULL" : "NORMAL") cut at I/O \(at) of \(total), mode \(mode): \(tally.problems.joined(separator: "; "))")
+                failures.append(
+                    "\(scenario.name) \(full ? "FULL" : "NORMAL") cut at I/O \(at) of \(total), mode \(mode): \(tally.problems.joined(separator: "; "))"
+                )
             }
         }
-        print("power cuts: \(totals.cuts), corrupt: \(totals.corrupt), half-applied: \(totals.halfApplied), acknowledged lost: \(totals.acknowledgedLost)")
-        print("(cuts that came before the scenario ended: \(totals.fired); unsynced writes dropped or torn: \(totals.droppedWrites); cuts that lost acknowledged writes under NORMAL, as it may: \(totals.allowedLosses); seed \(seed))")
+        print(
+            "power cuts: \(totals.cuts), corrupt: \(totals.corrupt), half-applied: \(totals.halfApplied), acknowledged lost: \(totals.acknowledgedLost)"
+        )
+        print(
+            "(cuts that came before the scenario ended: \(totals.fired); unsynced writes dropped or torn: \(totals.droppedWrites); cuts that lost acknowledged writes under NORMAL, as it may: \(totals.allowedLosses); seed \(seed))"
+        )
         #expect(totals.cuts == cuts)
         #expect(totals.fired * 2 > cuts, "most cuts should land inside their scenario")
-        #expect(failures.isEmpty, "seed \(seed) (STORE_POWER_SEED=\(seed) repeats it):\n\(failures.prefix(20).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "seed \(seed) (STORE_POWER_SEED=\(seed) repeats it):\n\(failures.prefix(20).joined(separator: "\n"))")
     }
 
     /// The checker bites: with synchronous=OFF no commit is ever synced, so a cut that drops
@@ -116,11 +125,15 @@ final class Acknowledgements: Sendable {
     private let state = Locked<(clock: Int, writes: [String: Write])>((0, [:]))
 
     func submitted(_ key: String) {
-        state.withLock { $0.clock += 1; $0.writes[key] = Write(key: key, submitted: $0.clock, acknowledged: nil) }
+        state.withLock {
+            $0.clock += 1; $0.writes[key] = Write(key: key, submitted: $0.clock, acknowledged: nil)
+        }
     }
 
     func acknowledged(_ key: String) {
-        state.withLock { $0.clock += 1; $0.writes[key]?.acknowledged = $0.clock }
+        state.withLock {
+            $0.clock += 1; $0.writes[key]?.acknowledged = $0.clock
+        }
     }
 
     var writes: [Write] { state.current.writes.values.sorted { $0.submitted < $1.submitted } }
@@ -227,8 +240,10 @@ struct Scenario: Sendable {
         let page1: [String: Any] = [
             "version": 1,
             "frameworks": feedFrameworks.map {
-                ["id": $0, "name": "Name \($0)", "imageName": $0, "urlString": "https://example.com/\($0)",
-                 "description": String(repeating: "description of \($0). ", count: 20)]
+                [
+                    "id": $0, "name": "Name \($0)", "imageName": $0, "urlString": "https://example.com/\($0)",
+                    "description": String(repeating: "description of \($0). ", count: 20),
+                ]
             },
             "images": feedImages.map { ["url": $0, "data": imageBytes.base64EncodedString(), "contentType": "image/png"] },
             "next": "page2.json",
@@ -241,8 +256,10 @@ struct Scenario: Sendable {
         let page3: [String: Any] = [
             "version": 1,
             "orders": feedOrders.map {
-                ["id": $0, "placedAt": "2026-11-20T09:30:00Z",
-                 "items": [["itemName": "Milk", "price": 2.49, "aisle": 3, "quantity": 2]]]
+                [
+                    "id": $0, "placedAt": "2026-11-20T09:30:00Z",
+                    "items": [["itemName": "Milk", "price": 2.49, "aisle": 3, "quantity": 2]],
+                ]
             },
         ]
         _ = try directory.write(try json(page2), to: "page2.json")
@@ -295,7 +312,9 @@ struct Scenario: Sendable {
                                 acknowledgements.submitted(id)
                                 do {
                                     try await store.frameworks.insert(
-                                        Framework(id: id, name: id, imageName: id, urlString: "https://example.com/\(id)", description: id))
+                                        Framework(
+                                            id: id, name: id, imageName: id, urlString: "https://example.com/\(id)",
+                                            description: id))
                                 } catch { return }
                                 acknowledgements.acknowledged(id)
                             }
@@ -340,7 +359,8 @@ struct Scenario: Sendable {
             // Each migration is whole: the rows of schema_migrations say which ran, and applying
             // the rest from there must give exactly the full schema (a half-applied migration
             // fails to re-apply or leaves a different schema).
-            let applied = try tableExists(database, "schema_migrations")
+            let applied =
+                try tableExists(database, "schema_migrations")
                 ? try ids(database, "SELECT CAST(version AS TEXT) FROM schema_migrations") : []
             let tables = try ids(database, "SELECT name FROM sqlite_master WHERE type = 'table'")
             if applied.isEmpty && !tables.subtracting(["schema_migrations"]).isEmpty {

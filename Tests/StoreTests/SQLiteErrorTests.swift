@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("SQLiteError")
@@ -33,9 +34,10 @@ struct SQLiteErrorTests {
 
     @Test func describesASyntaxError() async throws {
         try await withTemporaryStore { store, _ throws in
-            let error = try #require(await #expect(throws: SQLiteError.self) {
-                try await store.read { try $0.fetchAll("SELEC 1") }
-            })
+            let error = try #require(
+                await #expect(throws: SQLiteError.self) {
+                    try await store.read { try $0.fetchAll("SELEC 1") }
+                })
             #expect(error.code == 1)
             #expect(error.description == #"SQLite error 1: near "SELEC": syntax error - while executing `SELEC 1`"#)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Two `Store` instances on one file stand in for two processes: each has its own connections,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Issue 12, items 1 and 9 at the library level: what storectl relies on to stay thin.
@@ -10,7 +11,9 @@ struct StoreFileTests {
             var configuration = Store.Configuration()
             configuration.createIfMissing = false
             let path = directory.databasePath
-            await #expect(throws: StoreError.storeNotFound(path: path)) { try await Store.open(at: path, configuration: configuration) }
+            await #expect(throws: StoreError.storeNotFound(path: path)) {
+                try await Store.open(at: path, configuration: configuration)
+            }
             #expect(!FileManager.default.fileExists(atPath: path))
         }
     }
@@ -35,11 +38,15 @@ struct StoreFileTests {
     }
 
     @Test func amountsOutOfBoundsThrowInsteadOfTrapping() async throws {
-        let huge = Order(id: "c5", placedAt: Date(), items: [
-            OrderItem(itemName: "Milk", price: Money(minorUnits: 90_000_000_000_000_000), aisle: 3, quantity: 2),
-        ])
+        let huge = Order(
+            id: "c5", placedAt: Date(),
+            items: [
+                OrderItem(itemName: "Milk", price: Money(minorUnits: 90_000_000_000_000_000), aisle: 3, quantity: 2)
+            ])
         #expect(throws: StoreError.self) { try huge.total }
-        let many = Order(id: "c6", placedAt: Date(), items: Array(repeating: OrderItem(itemName: "A", price: Money.maximum, aisle: 1), count: 2))
+        let many = Order(
+            id: "c6", placedAt: Date(),
+            items: Array(repeating: OrderItem(itemName: "A", price: Money.maximum, aisle: 1), count: 2))
         #expect(throws: StoreError.self) { try many.total }
         #expect(Money(minorUnits: .max).adding(Money(minorUnits: 1)) == nil)
         #expect(Money(minorUnits: .max).multiplied(by: 2) == nil)

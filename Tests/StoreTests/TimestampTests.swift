@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Timestamp")
@@ -11,9 +12,11 @@ struct TimestampTests {
         return formatter.date(from: text)
     }
 
-    @Test(arguments: ["2026-11-20T09:30:00Z", "2026-11-20T10:30:00+01:00", "2026-11-20T04:00:00-05:30",
-                      "2026-11-20T09:30:00.250Z", "2024-02-29T23:59:59.999+00:00", "1969-12-31T23:59:59Z",
-                      "2000-01-01T00:00:00.500-00:00"])
+    @Test(arguments: [
+        "2026-11-20T09:30:00Z", "2026-11-20T10:30:00+01:00", "2026-11-20T04:00:00-05:30",
+        "2026-11-20T09:30:00.250Z", "2024-02-29T23:59:59.999+00:00", "1969-12-31T23:59:59Z",
+        "2000-01-01T00:00:00.500-00:00",
+    ])
     func parsesTheSameInstantAsFoundation(text: String) throws {
         let parsed = try #require(Timestamp.parse(text))
         let expected = try #require(Self.foundationDate(text))
@@ -38,11 +41,13 @@ struct TimestampTests {
         #expect(Timestamp.parseMilliseconds("2026-11-20T09:30:00.000Z") == base)
     }
 
-    @Test(arguments: ["2026-11-20", "2026-11-20T09:30:00", "2026-11-20T09:30Z", "2026-11-20T24:00:00Z",
-                      "2026-11-20T09:60:00Z", "2026-11-20T09:30:60Z", "2026-02-30T09:30:00Z", "2026-13-01T00:00:00Z",
-                      "2026-11-20T09:30:00.Z", "2026-11-20T09:30:00+0100", "2026-11-20T09:30:00+01",
-                      "2026-11-20T09:30:00+24:00", "2026-11-20T09:30:00Zjunk", "26-11-20T09:30:00Z",
-                      "2026-11-20X09:30:00Z", "", "now"])
+    @Test(arguments: [
+        "2026-11-20", "2026-11-20T09:30:00", "2026-11-20T09:30Z", "2026-11-20T24:00:00Z",
+        "2026-11-20T09:60:00Z", "2026-11-20T09:30:60Z", "2026-02-30T09:30:00Z", "2026-13-01T00:00:00Z",
+        "2026-11-20T09:30:00.Z", "2026-11-20T09:30:00+0100", "2026-11-20T09:30:00+01",
+        "2026-11-20T09:30:00+24:00", "2026-11-20T09:30:00Zjunk", "26-11-20T09:30:00Z",
+        "2026-11-20X09:30:00Z", "", "now",
+    ])
     func refusesTextThatIsNotAnRFC3339Instant(text: String) {
         #expect(Timestamp.parse(text) == nil)
     }

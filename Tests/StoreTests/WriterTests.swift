@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 @Suite("Writer")
@@ -90,8 +91,12 @@ struct WriterTests {
         try await withTemporaryStore { store, _ throws in
             // Two reads that each wait for the other: they finish only if they run at once.
             let first = DispatchSemaphore(value: 0), second = DispatchSemaphore(value: 0)
-            async let a: Bool = store.read { _ in first.signal(); return second.wait(timeout: .now() + 60) == .success }
-            async let b: Bool = store.read { _ in second.signal(); return first.wait(timeout: .now() + 60) == .success }
+            async let a: Bool = store.read { _ in
+                first.signal(); return second.wait(timeout: .now() + 60) == .success
+            }
+            async let b: Bool = store.read { _ in
+                second.signal(); return first.wait(timeout: .now() + 60) == .success
+            }
             let (bothA, bothB) = try await (a, b)
             #expect(bothA && bothB)
         }

@@ -7,13 +7,14 @@ final class WriteLockHolder: Sendable {
     private let holder: ScriptProcess
 
     init(_ database: String) async throws {
-        holder = try await ScriptProcess.start(python: """
-            import sqlite3, sys
-            connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-            connection.execute("BEGIN IMMEDIATE")
-            print("locked", flush=True)
-            sys.stdin.read()
-            """, [database])
+        holder = try await ScriptProcess.start(
+            python: """
+                import sqlite3, sys
+                connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+                connection.execute("BEGIN IMMEDIATE")
+                print("locked", flush=True)
+                sys.stdin.read()
+                """, [database])
         guard holder.firstLine == "locked" else { throw CocoaError(.fileReadUnknown) }
     }
 
@@ -31,7 +32,9 @@ struct BusyTimeoutTests {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate"))
         let holder = try await WriteLockHolder(storectl.db)
-        let add = ["frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "https://a", "--description", "d"]
+        let add = [
+            "frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "https://a", "--description", "d",
+        ]
         let timedOut = try await storectl.run(["--busy-timeout", "1"] + add)
         expectFailure(timedOut, status: 1, mentioning: [storectl.db, "another process holds the write lock", "waited 1 s"])
         #expect(!timedOut.stderr.contains("database is locked"), "\(timedOut)")
@@ -47,7 +50,9 @@ struct BusyTimeoutTests {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate"))
         let holder = try await WriteLockHolder(storectl.db)
-        async let added = storectl.run(["--busy-timeout", "120", "events", "add", "--id", "e", "--title", "t", "--date", "2026-06-08"])
+        async let added = storectl.run([
+            "--busy-timeout", "120", "events", "add", "--id", "e", "--title", "t", "--date", "2026-06-08",
+        ])
         await holder.release()
         expectSuccess(try await added)
     }
@@ -56,9 +61,12 @@ struct BusyTimeoutTests {
     func malformed() async throws {
         let storectl = try Storectl()
         for value in ["abc", "-1", ""] {
-            expectFailure(try await storectl("--busy-timeout", value, "frameworks", "list"), status: exitUsage, mentioning: ["--busy-timeout"])
-            expectFailure(try await storectl("frameworks", "list", environment: ["STORECTL_BUSY_TIMEOUT": value]), status: exitUsage,
-                          mentioning: ["STORECTL_BUSY_TIMEOUT"])
+            expectFailure(
+                try await storectl("--busy-timeout", value, "frameworks", "list"), status: exitUsage,
+                mentioning: ["--busy-timeout"])
+            expectFailure(
+                try await storectl("frameworks", "list", environment: ["STORECTL_BUSY_TIMEOUT": value]), status: exitUsage,
+                mentioning: ["STORECTL_BUSY_TIMEOUT"])
         }
     }
 }

@@ -86,8 +86,10 @@ struct CommandLineShapeTests {
         // Every name is 6 columns wide on a terminal, so the next column starts at the same place.
         let names = ["abcdef", "한국어", "中文字", "🚀👩‍👩‍👧‍👦🇯🇵", "e\u{301}e\u{301}e\u{301}xyz", "ｆｕｌ", "ab한cd"]
         for (index, name) in names.enumerated() {
-            expectSuccess(try await storectl("frameworks", "add", "--id", "f\(index)", "--name", name, "--image-name", "img",
-                                             "--url", "u", "--description", "d"))
+            expectSuccess(
+                try await storectl(
+                    "frameworks", "add", "--id", "f\(index)", "--name", name, "--image-name", "img",
+                    "--url", "u", "--description", "d"))
         }
         let list = expectSuccess(try await storectl("frameworks", "list"))
         #expect(list.lines.count == names.count + 2)
@@ -101,10 +103,14 @@ struct CommandLineShapeTests {
     @Test("a long wide-character cell is cut by display width")
     func clippedByWidth() async throws {
         let storectl = try Storectl()
-        let long = String(repeating: "한", count: 40)  // 80 columns
-        expectSuccess(try await storectl("frameworks", "add", "--id", "k", "--name", long, "--image-name", "i", "--url", "u", "--description", "d"))
+        let long = String(repeating: "한", count: 40) // 80 columns
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "k", "--name", long, "--image-name", "i", "--url", "u", "--description", "d"))
         let list = expectSuccess(try await storectl("frameworks", "list"))
         // 48 columns at most: 23 syllables (46 columns) and the ellipsis.
-        #expect(list.lines[2] == "k   " + String(repeating: "한", count: 23) + "…  i" + String(repeating: " ", count: 11) + "u", "\(list.stdout)")
+        #expect(
+            list.lines[2] == "k   " + String(repeating: "한", count: 23) + "…  i" + String(repeating: " ", count: 11) + "u",
+            "\(list.stdout)")
     }
 }

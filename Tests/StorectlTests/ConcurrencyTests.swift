@@ -6,8 +6,10 @@ import Testing
 @Suite("storectl processes sharing one store")
 struct ConcurrencyTests {
     static func addArguments(_ id: String) -> [String] {
-        ["frameworks", "add", "--id", id, "--name", "Name \(id)", "--image-name", id, "--url", "https://example.com/\(id)",
-         "--description", String(repeating: "description of \(id) ", count: 20)]
+        [
+            "frameworks", "add", "--id", id, "--name", "Name \(id)", "--image-name", id, "--url", "https://example.com/\(id)",
+            "--description", String(repeating: "description of \(id) ", count: 20),
+        ]
     }
 
     func expectClean(_ result: StorectlResult, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -42,7 +44,10 @@ struct ConcurrencyTests {
                 // A reader sees some committed snapshot: valid JSON, complete records.
                 let list = try JSON.array(result.stdout)
                 #expect(list.count <= groups.count * perGroup)
-                #expect(list.allSatisfy { ($0["description"] as? String)?.count == ("description of \($0["id"] as? String ?? "") ".count * 20) })
+                #expect(
+                    list.allSatisfy {
+                        ($0["description"] as? String)?.count == ("description of \($0["id"] as? String ?? "") ".count * 20)
+                    })
             } else {
                 #expect(result.output == "added framework \(id)")
             }
@@ -67,12 +72,20 @@ struct ConcurrencyTests {
         expectSuccess(try await storectl("migrate"))
         // Each loop runs 15 storectl processes one after another; the two loops overlap. They
         // get a longer time limit than one command: the rest of the suite runs alongside.
-        async let events = storectl.run(["-c", """
-            for i in $(seq 1 15); do "$0" events add --id "e$i" --title "Event $i" --date 2026-06-$(printf %02d $i) || exit 1; done
-            """, binary], shell: true, timeout: 90)
-        async let orders = storectl.run(["-c", """
-            for i in $(seq 1 15); do "$0" orders add --id "o$i" --item "Item $i:0.10:1:$i" || exit 1; done
-            """, binary], shell: true, timeout: 90)
+        async let events = storectl.run(
+            [
+                "-c",
+                """
+                for i in $(seq 1 15); do "$0" events add --id "e$i" --title "Event $i" --date 2026-06-$(printf %02d $i) || exit 1; done
+                """, binary,
+            ], shell: true, timeout: 90)
+        async let orders = storectl.run(
+            [
+                "-c",
+                """
+                for i in $(seq 1 15); do "$0" orders add --id "o$i" --item "Item $i:0.10:1:$i" || exit 1; done
+                """, binary,
+            ], shell: true, timeout: 90)
         let (eventsResult, ordersResult) = try await (events, orders)
         expectClean(eventsResult)
         expectClean(ordersResult)

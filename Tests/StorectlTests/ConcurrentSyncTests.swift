@@ -14,16 +14,21 @@ struct ConcurrentSyncTests {
     static func feed(prefix: String) throws -> Data {
         let frameworks: [[String: Any]] = (0..<frameworksPerFeed).map { index in
             let id = "\(prefix)-fw-\(index)"
-            return ["id": id, "name": "Framework \(index) of \(prefix)", "imageName": id,
-                    "urlString": "https://example.com/\(prefix)/\(index)",
-                    "description": String(repeating: "Feed \(prefix), framework \(index). ", count: 6)]
+            return [
+                "id": id, "name": "Framework \(index) of \(prefix)", "imageName": id,
+                "urlString": "https://example.com/\(prefix)/\(index)",
+                "description": String(repeating: "Feed \(prefix), framework \(index). ", count: 6),
+            ]
         }
         let events: [[String: Any]] = (0..<eventsPerFeed).map { index in
-            ["id": "\(prefix)-ev-\(index)", "title": "Event \(index) of \(prefix)",
-             "date": String(format: "2026-06-%02d", index % 30 + 1), "notes": "from feed \(prefix)"]
+            [
+                "id": "\(prefix)-ev-\(index)", "title": "Event \(index) of \(prefix)",
+                "date": String(format: "2026-06-%02d", index % 30 + 1), "notes": "from feed \(prefix)",
+            ]
         }
-        return try JSONSerialization.data(withJSONObject: ["version": 1, "frameworks": frameworks, "events": events],
-                                          options: [.sortedKeys])
+        return try JSONSerialization.data(
+            withJSONObject: ["version": 1, "frameworks": frameworks, "events": events],
+            options: [.sortedKeys])
     }
 
     @Test("both exit 0 on a fresh file, every record of both feeds is there, integrity_check ok")
@@ -62,10 +67,13 @@ struct ConcurrentSyncTests {
         // Records are whole: a sample compared field by field with its feed.
         for prefix in ["a", "b"] {
             for index in [0, 1, Self.frameworksPerFeed / 2, Self.frameworksPerFeed - 1] {
-                let shown = try JSON.object(expectSuccess(try await storectl("frameworks", "show", "\(prefix)-fw-\(index)", "--json")).stdout)
+                let shown = try JSON.object(
+                    expectSuccess(try await storectl("frameworks", "show", "\(prefix)-fw-\(index)", "--json")).stdout)
                 #expect(JSON.string(shown, "name") == "Framework \(index) of \(prefix)")
-                #expect(sameBytes(JSON.string(shown, "description"),
-                                  String(repeating: "Feed \(prefix), framework \(index). ", count: 6)))
+                #expect(
+                    sameBytes(
+                        JSON.string(shown, "description"),
+                        String(repeating: "Feed \(prefix), framework \(index). ", count: 6)))
             }
         }
 
@@ -82,8 +90,10 @@ struct ConcurrentSyncTests {
     @Test("two syncs into an existing store that already holds records: both land, local records kept")
     func twoSyncsIntoAnExistingStore() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("frameworks", "add", "--id", "local", "--name", "Local", "--image-name", "local",
-                                         "--url", "https://example.com/local", "--description", "Added by hand."))
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "local", "--name", "Local", "--image-name", "local",
+                "--url", "https://example.com/local", "--description", "Added by hand."))
         let feedA = try storectl.directory.write(try Self.feed(prefix: "a"), to: "feed-a.json")
         let feedB = try storectl.directory.write(try Self.feed(prefix: "b"), to: "feed-b.json")
         async let runA = storectl.run(["sync", feedA, "--quiet"], timeout: 120)

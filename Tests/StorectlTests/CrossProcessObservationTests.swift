@@ -27,8 +27,10 @@ struct CrossProcessObservationTests {
         let all = StreamProbe(store.frameworks.observeAll())
         #expect(try await all.next() == [])
         let result = try await cli.run(
-            ["frameworks", "add", "--id", "cli", "--name", "From the CLI", "--image-name", "cli",
-             "--url", "https://example.com/cli", "--description", "Added by another process."])
+            [
+                "frameworks", "add", "--id", "cli", "--name", "From the CLI", "--image-name", "cli",
+                "--url", "https://example.com/cli", "--description", "Added by another process.",
+            ])
         #expect(result.status == 0, "\(result)")
         let value = try await all.next()
         #expect(value.map(\.id) == ["cli"])

@@ -103,8 +103,9 @@ struct DatabaseLocationTests {
         #expect(try await ids(storectl, ["frameworks", "list", "--json"], environment: environment) == ["f1"])
         #expect(try await ids(storectl, ["frameworks", "list", "--json", "--db", xdgDefault(storectl)]) == ["f1"])
         // An empty STORECTL_DB is a mistake, not the default store.
-        expectFailure(try await storectl("frameworks", "list", "--json", environment: ["STORECTL_DB": ""]), status: exitUsage,
-                      mentioning: ["STORECTL_DB"])
+        expectFailure(
+            try await storectl("frameworks", "list", "--json", environment: ["STORECTL_DB": ""]), status: exitUsage,
+            mentioning: ["STORECTL_DB"])
     }
 
     @Test("default without XDG_DATA_HOME (unset or empty): ~/.local/share/storectl/store.sqlite")

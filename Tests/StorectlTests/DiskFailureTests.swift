@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The disk says no: a read-only database file, a folder that cannot be written, a disk that
@@ -60,8 +61,9 @@ struct DiskFailureTests {
             // nobody must also reach the temporary folder and run the storectl binary (not so if
             // either is under a private folder of root's).
             if let setpriv, let binary = try? Storectl.executableURL().path,
-               let probe = try? TemporaryDirectory(prefix: "setpriv-probe"), setMode(probe.path, 0o755) == 0,
-               runBlocking(setpriv, nobodyArguments + ["/bin/sh", "-c", "cd \"$0\" && test -x \"$1\"", probe.path, binary]) == 0 {
+                let probe = try? TemporaryDirectory(prefix: "setpriv-probe"), setMode(probe.path, 0o755) == 0,
+                runBlocking(setpriv, nobodyArguments + ["/bin/sh", "-c", "cd \"$0\" && test -x \"$1\"", probe.path, binary]) == 0
+            {
                 ways.append(.nobody)
             }
             return ways
@@ -113,16 +115,20 @@ struct DiskFailureTests {
 
     // MARK: Read-only database file
 
-    @Test("a read-only database file: writes fail naming the file, reads work, nothing changes",
-          .enabled(if: !Denial.available.isEmpty, "no way to make a file read-only for this user here"),
-          arguments: Denial.available)
+    @Test(
+        "a read-only database file: writes fail naming the file, reads work, nothing changes",
+        .enabled(if: !Denial.available.isEmpty, "no way to make a file read-only for this user here"),
+        arguments: Denial.available)
     func readOnlyDatabaseFile(_ denial: Denial) async throws {
         let storectl = try Storectl()
         let folder = try storectl.directory.makeDirectory("store")
         let db = folder + "/store.sqlite"
         try await fillStore(storectl, db: db)
         let before = try await export(storectl, db: db)
-        let feed = try storectl.directory.write(Data(#"{"version":1,"frameworks":[{"id":"new","name":"New","imageName":"new","urlString":"https://example.com/new","description":"New."}]}"#.utf8), to: "small-feed.json")
+        let feed = try storectl.directory.write(
+            Data(
+                #"{"version":1,"frameworks":[{"id":"new","name":"New","imageName":"new","urlString":"https://example.com/new","description":"New."}]}"#
+                    .utf8), to: "small-feed.json")
         _ = setMode(storectl.directory.path, 0o755)
         _ = setMode(feed, 0o644)
 
@@ -136,7 +142,10 @@ struct DiskFailureTests {
                 #expect(descriptor < 0, "\(db) is still writable")
             }
             let writes: [[String]] = [
-                ["frameworks", "add", "--id", "new", "--name", "New", "--image-name", "new", "--url", "https://example.com/new", "--description", "New."],
+                [
+                    "frameworks", "add", "--id", "new", "--name", "New", "--image-name", "new", "--url",
+                    "https://example.com/new", "--description", "New.",
+                ],
                 ["frameworks", "delete", "app-clip"],
                 ["events", "add", "--id", "e-new", "--title", "New", "--date", "2026-06-09"],
                 ["sync", feed],
@@ -163,9 +172,10 @@ struct DiskFailureTests {
 
     // MARK: Folder that cannot be written
 
-    @Test("a folder that cannot be written: creating the store there fails naming the file, nothing is created",
-          .enabled(if: !Denial.available.isEmpty, "no way to make a folder read-only for this user here"),
-          arguments: Denial.available)
+    @Test(
+        "a folder that cannot be written: creating the store there fails naming the file, nothing is created",
+        .enabled(if: !Denial.available.isEmpty, "no way to make a folder read-only for this user here"),
+        arguments: Denial.available)
     func unwritableFolder(_ denial: Denial) async throws {
         let storectl = try Storectl()
         let folder = try storectl.directory.makeDirectory("locked")
@@ -176,14 +186,17 @@ struct DiskFailureTests {
 
         try await denial.deny(folder)
         do {
-            for arguments in [["frameworks", "list"], ["migrate"], ["sync", feed],
-                              ["events", "add", "--id", "e", "--title", "T", "--date", "2026-06-09"]] {
+            for arguments in [
+                ["frameworks", "list"], ["migrate"], ["sync", feed],
+                ["events", "add", "--id", "e", "--title", "T", "--date", "2026-06-09"],
+            ] {
                 let result = try await denial.run(storectl, ["--db", db] + arguments)
                 expectFailure(result, status: 1, mentioning: [db])
                 let stderr = result.stderr.lowercased()
-                #expect(stderr.contains("permission denied") || stderr.contains("operation not permitted")
+                #expect(
+                    stderr.contains("permission denied") || stderr.contains("operation not permitted")
                         || stderr.contains("read-only") || (arguments[0] == "frameworks" && stderr.contains("does not exist")),
-                        "\(result)")
+                    "\(result)")
             }
         } catch {
             await denial.allow(folder)
@@ -204,8 +217,9 @@ struct DiskFailureTests {
         }
         // The default location, $XDG_DATA_HOME/storectl/store.sqlite, whose folder storectl
         // creates: it cannot be created under a file.
-        let result = try await storectl.run(["frameworks", "list"],
-                                            environment: ["STORECTL_DB": nil, "XDG_DATA_HOME": file + "/data"])
+        let result = try await storectl.run(
+            ["frameworks", "list"],
+            environment: ["STORECTL_DB": nil, "XDG_DATA_HOME": file + "/data"])
         expectFailure(result, status: 1, mentioning: [file + "/data/storectl"])
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "not a folder")
     }
@@ -254,7 +268,9 @@ struct DiskFailureTests {
     /// Whether a tmpfs can be mounted in a private mount namespace (`unshare --mount`): root with
     /// CAP_SYS_ADMIN, as here; not an unprivileged user, not a default Docker container.
     static let tmpfsAvailable: Bool = {
-        guard geteuid() == 0, let unshare = unshare, let probe = try? TemporaryDirectory(prefix: "tmpfs-probe") else { return false }
+        guard geteuid() == 0, let unshare = unshare, let probe = try? TemporaryDirectory(prefix: "tmpfs-probe") else {
+            return false
+        }
         return runBlocking(unshare, ["--mount", "/bin/sh", "-c", "mount -t tmpfs -o size=1m tmpfs \"$0\"", probe.path]) == 0
     }()
     static let unshare = ["/usr/bin/unshare", "/bin/unshare"].first(where: isExecutable)
@@ -264,8 +280,9 @@ struct DiskFailureTests {
     /// past the end fails with ENOSPC, which SQLite reports as SQLITE_FULL: the writer's
     /// whole-transaction rollback path. The export and the store's files are taken out of the
     /// tmpfs before it vanishes.
-    @Test("the store's disk (a 4 MiB tmpfs) fills up mid-sync: exit 1, 'database or disk is full', the store as before",
-          .enabled(if: tmpfsAvailable, "needs root with CAP_SYS_ADMIN to mount a tmpfs in a private mount namespace"))
+    @Test(
+        "the store's disk (a 4 MiB tmpfs) fills up mid-sync: exit 1, 'database or disk is full', the store as before",
+        .enabled(if: tmpfsAvailable, "needs root with CAP_SYS_ADMIN to mount a tmpfs in a private mount namespace"))
     func tmpfsFullMidSync() async throws {
         let storectl = try Storectl()
         try await fillStore(storectl, db: storectl.db)
@@ -275,17 +292,19 @@ struct DiskFailureTests {
         let big = try storectl.directory.write(try Self.bigFeed(count: Self.bigFeedCount), to: "big-feed.json")
         let mountPoint = try storectl.directory.makeDirectory("tmpfs")
         let out = try storectl.directory.makeDirectory("out")
-        let script = try storectl.directory.write(Data(#"""
-            # $1 storectl, $2 mount point, $3 store to copy there, $4 feed, $5 folder for the results
-            mount -t tmpfs -o size=4m tmpfs "$2" || exit 97
-            cp "$3" "$2/store.sqlite" || exit 98
-            "$1" --db "$2/store.sqlite" sync "$4"
-            status=$?
-            "$1" --db "$2/store.sqlite" export > "$5/export.json" 2> "$5/export.err"
-            echo $? > "$5/export.status"
-            for file in "$2"/store.sqlite "$2"/store.sqlite-wal; do [ -f "$file" ] && cp "$file" "$5/"; done
-            exit $status
-            """#.utf8), to: "tmpfs-sync.sh")
+        let script = try storectl.directory.write(
+            Data(
+                #"""
+                # $1 storectl, $2 mount point, $3 store to copy there, $4 feed, $5 folder for the results
+                mount -t tmpfs -o size=4m tmpfs "$2" || exit 97
+                cp "$3" "$2/store.sqlite" || exit 98
+                "$1" --db "$2/store.sqlite" sync "$4"
+                status=$?
+                "$1" --db "$2/store.sqlite" export > "$5/export.json" 2> "$5/export.err"
+                echo $? > "$5/export.status"
+                for file in "$2"/store.sqlite "$2"/store.sqlite-wal; do [ -f "$file" ] && cp "$file" "$5/"; done
+                exit $status
+                """#.utf8), to: "tmpfs-sync.sh")
         let binary = try Storectl.executableURL().path
         let unshare = try #require(Self.unshare)
         let result = try await storectl.run(
@@ -296,8 +315,9 @@ struct DiskFailureTests {
 
         // Read on the full disk, right after the failure: the store as before.
         let exportStatus = try String(contentsOfFile: out + "/export.status", encoding: .utf8)
-        #expect(exportStatus.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
-                "export on the full disk failed: \((try? String(contentsOfFile: out + "/export.err", encoding: .utf8)) ?? "")")
+        #expect(
+            exportStatus.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
+            "export on the full disk failed: \((try? String(contentsOfFile: out + "/export.err", encoding: .utf8)) ?? "")")
         #expect(sameBytes(try String(contentsOfFile: out + "/export.json", encoding: .utf8), before), "the store changed")
         // And its files, taken out of the tmpfs: intact, the same records.
         #expect(try await sqlite3(out + "/store.sqlite", "PRAGMA integrity_check") == "ok")
@@ -315,7 +335,8 @@ struct DiskFailureTests {
     /// The example feed's 16 frameworks, an event and an order.
     func fillStore(_ storectl: Storectl, db: String) async throws {
         expectSuccess(try await storectl.run(["--db", db, "sync", examplesFeed.path, "--quiet"], timeout: 60))
-        expectSuccess(try await storectl.run(["--db", db, "events", "add", "--id", "e-1", "--title", "Keynote", "--date", "2026-06-08"]))
+        expectSuccess(
+            try await storectl.run(["--db", db, "events", "add", "--id", "e-1", "--title", "Keynote", "--date", "2026-06-08"]))
         expectSuccess(try await storectl.run(["--db", db, "orders", "add", "--id", "o-1", "--item", "Milk:2.49:3:2"]))
     }
 
@@ -334,9 +355,11 @@ struct DiskFailureTests {
     /// `count` frameworks of about 600 bytes each.
     static func bigFeed(count: Int) throws -> Data {
         let frameworks: [[String: Any]] = (0..<count).map { index in
-            ["id": "big-\(index)", "name": "Big framework \(index)", "imageName": "big-\(index)",
-             "urlString": "https://example.com/big/\(index)",
-             "description": String(repeating: "Lots of text about framework \(index). ", count: 14)]
+            [
+                "id": "big-\(index)", "name": "Big framework \(index)", "imageName": "big-\(index)",
+                "urlString": "https://example.com/big/\(index)",
+                "description": String(repeating: "Lots of text about framework \(index). ", count: 14),
+            ]
         }
         return try JSONSerialization.data(withJSONObject: ["version": 1, "frameworks": frameworks], options: [.sortedKeys])
     }

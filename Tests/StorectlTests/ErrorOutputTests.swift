@@ -14,7 +14,9 @@ struct ErrorOutputTests {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    static let addFramework = ["frameworks", "add", "--id", "fw", "--name", "n", "--image-name", "i", "--url", "u", "--description", "d"]
+    static let addFramework = [
+        "frameworks", "add", "--id", "fw", "--name", "n", "--image-name", "i", "--url", "u", "--description", "d",
+    ]
     static let addOrder = ["orders", "add", "--id", "o", "--item", "X:1:1"]
     static let addEvent = ["events", "add", "--id", "e", "--title", "t", "--date", "2026-01-01"]
 
@@ -32,15 +34,25 @@ struct ErrorOutputTests {
         Case(arguments: ["images", "get", "missing-i"], status: 1, mentions: ["'missing-i'"]),
         Case(arguments: ["images", "delete", "missing-i"], status: 1, mentions: ["'missing-i'"]),
         // Records that already exist.
-        Case(arguments: ErrorOutputTests.addFramework, status: 1, mentions: ["'fw'", "already exists"], setup: [ErrorOutputTests.addFramework]),
-        Case(arguments: ErrorOutputTests.addOrder, status: 1, mentions: ["'o'", "already exists"], setup: [ErrorOutputTests.addOrder]),
-        Case(arguments: ErrorOutputTests.addEvent, status: 1, mentions: ["'e'", "already exists"], setup: [ErrorOutputTests.addEvent]),
+        Case(
+            arguments: ErrorOutputTests.addFramework, status: 1, mentions: ["'fw'", "already exists"],
+            setup: [ErrorOutputTests.addFramework]),
+        Case(
+            arguments: ErrorOutputTests.addOrder, status: 1, mentions: ["'o'", "already exists"],
+            setup: [ErrorOutputTests.addOrder]),
+        Case(
+            arguments: ErrorOutputTests.addEvent, status: 1, mentions: ["'e'", "already exists"],
+            setup: [ErrorOutputTests.addEvent]),
         // Usage errors.
         Case(arguments: ["frameworks", "update", "fw"], status: 64, mentions: ["nothing to update"]),
         Case(arguments: ["frameworks", "add", "--id", "x"], status: 64, mentions: ["--name"]),
         Case(arguments: ["orders", "add", "--id", "x", "--item", "A:1.234:1"], status: 64, mentions: ["--item", "1.234"]),
-        Case(arguments: ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "now"], status: 64, mentions: ["--placed-at"]),
-        Case(arguments: ["events", "add", "--id", "x", "--title", "t", "--date", "2026-02-30"], status: 64, mentions: ["--date", "2026-02-30"]),
+        Case(
+            arguments: ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "now"], status: 64,
+            mentions: ["--placed-at"]),
+        Case(
+            arguments: ["events", "add", "--id", "x", "--title", "t", "--date", "2026-02-30"], status: 64,
+            mentions: ["--date", "2026-02-30"]),
         Case(arguments: ["events", "dates", "--month", "2026-13"], status: 64, mentions: ["--month"]),
         Case(arguments: ["events", "calendar"], status: 64, mentions: ["month"]),
         Case(arguments: ["images", "stats", "--budget", "huge"], status: 64, mentions: ["--budget"]),

@@ -59,11 +59,14 @@ struct EventsTests {
         #expect(try ids(try await storectl("events", "list", "--json", "--date", "2026-06-08")) == ["e-8"])
         expectFailure(try await storectl("events", "show", "e-7"), mentioning: ["'e-7'"])
         expectFailure(try await storectl("events", "delete", "e-7"), mentioning: ["'e-7'"])
-        expectFailure(try await storectl("events", "add", "--id", "e-8", "--title", "T", "--date", "2026-06-01"),
-                      mentioning: ["'e-8'", "already exists"])
+        expectFailure(
+            try await storectl("events", "add", "--id", "e-8", "--title", "T", "--date", "2026-06-01"),
+            mentioning: ["'e-8'", "already exists"])
     }
 
-    @Test("dates that do not exist are refused, naming --date", arguments: ["2026-02-30", "2026-02-29", "2026-13-01", "2026-6-1", "tomorrow"])
+    @Test(
+        "dates that do not exist are refused, naming --date",
+        arguments: ["2026-02-30", "2026-02-29", "2026-13-01", "2026-6-1", "tomorrow"])
     func invalidDate(date: String) async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused

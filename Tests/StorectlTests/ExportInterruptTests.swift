@@ -22,8 +22,9 @@ struct ExportInterruptTests {
 
     /// One signal cancels the export; a second one (another signal: the same one twice may be
     /// delivered as one) makes storectl exit at once, with the status of whichever it took first.
-    @Test("a signal while the output is written: exit 128 + signal, the old file unchanged, no temporary file left",
-          arguments: [[SIGINT], [SIGTERM], [SIGTERM, SIGINT]])
+    @Test(
+        "a signal while the output is written: exit 128 + signal, the old file unchanged, no temporary file left",
+        arguments: [[SIGINT], [SIGTERM], [SIGTERM, SIGINT]])
     func interrupted(signals: [Int32]) async throws {
         let storectl = try await largeStore()
         let folder = try storectl.directory.makeDirectory("out")

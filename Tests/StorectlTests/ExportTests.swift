@@ -8,15 +8,24 @@ struct ExportTests {
     /// A store holding one or two records of every kind.
     func populated() async throws -> Storectl {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("frameworks", "add", "--id", "arkit", "--name", "ARKit", "--image-name", "arkit",
-                                         "--url", "https://developer.apple.com/augmented-reality/arkit", "--description", "AR."))
-        expectSuccess(try await storectl("orders", "add", "--id", "o-1001", "--placed-at", "2026-11-20T09:30:00Z",
-                                         "--item", "Milk:2.49:3:2", "--item", "Tea:0.10:1"))
-        expectSuccess(try await storectl("events", "add", "--id", "e-7", "--title", "WWDC keynote", "--date", "2026-06-08", "--notes", "Hall A"))
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "arkit", "--name", "ARKit", "--image-name", "arkit",
+                "--url", "https://developer.apple.com/augmented-reality/arkit", "--description", "AR."))
+        expectSuccess(
+            try await storectl(
+                "orders", "add", "--id", "o-1001", "--placed-at", "2026-11-20T09:30:00Z",
+                "--item", "Milk:2.49:3:2", "--item", "Tea:0.10:1"))
+        expectSuccess(
+            try await storectl(
+                "events", "add", "--id", "e-7", "--title", "WWDC keynote", "--date", "2026-06-08", "--notes", "Hall A"))
         expectSuccess(try await storectl("events", "add", "--id", "e-3", "--title", "No notes", "--date", "2026-06-09"))
-        expectSuccess(try await storectl("images", "put", "https://example.com/img/arkit.png",
-                                         try storectl.directory.write(Self.imageBytes, to: "arkit.png")))
-        expectSuccess(try await storectl("images", "put", "img/raw", try storectl.directory.write(Data("raw".utf8), to: "raw.bin")))
+        expectSuccess(
+            try await storectl(
+                "images", "put", "https://example.com/img/arkit.png",
+                try storectl.directory.write(Self.imageBytes, to: "arkit.png")))
+        expectSuccess(
+            try await storectl("images", "put", "img/raw", try storectl.directory.write(Data("raw".utf8), to: "raw.bin")))
         return storectl
     }
 

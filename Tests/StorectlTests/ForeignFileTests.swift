@@ -14,12 +14,14 @@ struct ForeignFileTests {
     }
 
     func state(_ path: String) throws -> FileState {
-        FileState(bytes: try Data(contentsOf: URL(fileURLWithPath: path)),
-                  companions: ["-wal", "-shm", "-journal"].map { FileManager.default.fileExists(atPath: path + $0) })
+        FileState(
+            bytes: try Data(contentsOf: URL(fileURLWithPath: path)),
+            companions: ["-wal", "-shm", "-journal"].map { FileManager.default.fileExists(atPath: path + $0) })
     }
 
     static let commands: [[String]] = [
-        ["frameworks", "list"], ["frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "u", "--description", "d"],
+        ["frameworks", "list"],
+        ["frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "u", "--description", "d"],
         ["orders", "list", "--json"], ["migrate"], ["migrate", "--dry-run"], ["migrate", "status"], ["export"], ["history"],
         ["images", "list"],
     ]
@@ -31,7 +33,8 @@ struct ForeignFileTests {
         _ = try await sqlite3(other, "CREATE TABLE frameworks (name TEXT); INSERT INTO frameworks VALUES ('mine')")
         // A Rails-style schema_migrations is not ours either.
         let rails = storectl.directory.file("rails.sqlite")
-        _ = try await sqlite3(rails, "CREATE TABLE schema_migrations (version TEXT PRIMARY KEY); INSERT INTO schema_migrations VALUES ('1')")
+        _ = try await sqlite3(
+            rails, "CREATE TABLE schema_migrations (version TEXT PRIMARY KEY); INSERT INTO schema_migrations VALUES ('1')")
         for path in [other, rails] {
             let before = try state(path)
             for command in Self.commands {
@@ -50,7 +53,8 @@ struct ForeignFileTests {
         for bytes in [[0x78], Array("my notes\n".utf8)] {
             let path = try storectl.directory.write(Data(bytes), to: "notes-\(bytes.count).txt")
             for command in [["frameworks", "list"], ["migrate"], ["orders", "add", "--id", "o", "--item", "A:1:1"]] {
-                expectFailure(try await storectl.run(["--db", path] + command), status: 1, mentioning: [path, "not a SQLite database"])
+                expectFailure(
+                    try await storectl.run(["--db", path] + command), status: 1, mentioning: [path, "not a SQLite database"])
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(bytes), "\(command) changed \(path)")
             }
         }
@@ -79,8 +83,10 @@ struct ForeignFileTests {
         #expect(try await sqlite3(storectl.db, "PRAGMA application_id") == Self.applicationID)
 
         let empty = try storectl.directory.write(Data(), to: "empty.sqlite")
-        expectSuccess(try await storectl("--db", empty, "frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a",
-                                         "--url", "u", "--description", "d"))
+        expectSuccess(
+            try await storectl(
+                "--db", empty, "frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a",
+                "--url", "u", "--description", "d"))
         #expect(try await sqlite3(empty, "PRAGMA application_id") == Self.applicationID)
 
         // What an earlier version left: a migrated store with application_id 0.
@@ -95,14 +101,17 @@ struct ForeignFileTests {
         let storectl = try Storectl()
         let missing = storectl.directory.file("mistyped.sqlite")
         let readOnly: [[String]] = [
-            ["frameworks", "list"], ["frameworks", "show", "a"], ["orders", "list"], ["orders", "show", "o"], ["orders", "total", "o"],
-            ["events", "list"], ["events", "show", "e"], ["events", "dates", "--month", "2026-06"], ["events", "calendar", "2026-06"],
+            ["frameworks", "list"], ["frameworks", "show", "a"], ["orders", "list"], ["orders", "show", "o"],
+            ["orders", "total", "o"],
+            ["events", "list"], ["events", "show", "e"], ["events", "dates", "--month", "2026-06"],
+            ["events", "calendar", "2026-06"],
             ["images", "list"], ["images", "stats"], ["images", "get", "https://example.com/a.png"],
             ["migrate", "status"], ["migrate", "--dry-run"], ["export"], ["history"],
             ["sync", "--dry-run", try storectl.directory.write(Data(#"{"version": 1}"#.utf8), to: "feed.json")],
         ]
         for command in readOnly {
-            expectFailure(try await storectl.run(["--db", missing] + command), status: 1, mentioning: [missing, "does not exist"])
+            expectFailure(
+                try await storectl.run(["--db", missing] + command), status: 1, mentioning: [missing, "does not exist"])
             #expect(!FileManager.default.fileExists(atPath: missing), "\(command) created the store")
         }
         // Writing commands create it.

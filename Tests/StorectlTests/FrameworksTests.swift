@@ -9,7 +9,10 @@ struct FrameworksTests {
         var id, name, imageName, url, description: String
 
         var addArguments: [String] {
-            ["frameworks", "add", "--id", id, "--name", name, "--image-name", imageName, "--url", url, "--description", description]
+            [
+                "frameworks", "add", "--id", id, "--name", name, "--image-name", imageName, "--url", url, "--description",
+                description,
+            ]
         }
 
         /// Compares a feed-shaped framework, field by field, byte for byte.
@@ -86,15 +89,17 @@ struct FrameworksTests {
         expectSuccess(try await storectl.run(Self.arkit.addArguments))
         expectSuccess(try await storectl.run(Self.metal.addArguments))
 
-        let updated = expectSuccess(try await storectl(
-            "frameworks", "update", "arkit", "--name", "ARKit 6", "--description", "New description."))
+        let updated = expectSuccess(
+            try await storectl(
+                "frameworks", "update", "arkit", "--name", "ARKit 6", "--description", "New description."))
         #expect(updated.output == "updated framework arkit")
         var expected = Self.arkit
         expected.name = "ARKit 6"
         expected.description = "New description."
         expected.expectMatches(try JSON.object(try await storectl("frameworks", "show", "arkit", "--json").stdout))
 
-        expectSuccess(try await storectl("frameworks", "update", "arkit", "--image-name", "arkit-6", "--url", "https://example.com/arkit"))
+        expectSuccess(
+            try await storectl("frameworks", "update", "arkit", "--image-name", "arkit-6", "--url", "https://example.com/arkit"))
         expected.imageName = "arkit-6"
         expected.url = "https://example.com/arkit"
         expected.expectMatches(try JSON.object(try await storectl("frameworks", "show", "arkit", "--json").stdout))
@@ -154,7 +159,8 @@ struct FrameworksTests {
     func missingOption() async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
-        expectFailure(try await storectl("frameworks", "add", "--id", "x", "--name", "X"), status: exitUsage, mentioning: ["--image-name"])
+        expectFailure(
+            try await storectl("frameworks", "add", "--id", "x", "--name", "X"), status: exitUsage, mentioning: ["--image-name"])
         // Nothing was written.
         #expect(try JSON.array(try await storectl("frameworks", "list", "--json").stdout).isEmpty)
     }

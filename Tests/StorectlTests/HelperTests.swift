@@ -11,7 +11,8 @@ struct HelperTests {
         let started = ContinuousClock.now
         // The shell's child (sleep) holds stdout: the run ends only if the whole process group
         // is killed. Unkilled it would take 300 s; the bound leaves a loaded machine minutes.
-        let result = try await storectl.run(["-c", "sleep 300; echo late", try Storectl.executableURL().path], shell: true, timeout: 0.5)
+        let result = try await storectl.run(
+            ["-c", "sleep 300; echo late", try Storectl.executableURL().path], shell: true, timeout: 0.5)
         #expect(result.timedOut)
         #expect(result.status == 128 + SIGKILL)
         #expect(result.stdout.isEmpty)

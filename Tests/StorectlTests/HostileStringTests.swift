@@ -22,8 +22,10 @@ struct HostileStringTests {
     func frameworkFields() async throws {
         let storectl = try Storectl()
         for (index, text) in Self.strings.enumerated() {
-            expectSuccess(try await storectl("frameworks", "add", "--id", "h\(index)", "--name", text, "--image-name", text,
-                                             "--url", text, "--description", "description: " + text))
+            expectSuccess(
+                try await storectl(
+                    "frameworks", "add", "--id", "h\(index)", "--name", text, "--image-name", text,
+                    "--url", text, "--description", "description: " + text))
         }
         for (index, text) in Self.strings.enumerated() {
             let shown = try JSON.object(expectSuccess(try await storectl("frameworks", "show", "h\(index)", "--json")).stdout)
@@ -51,22 +53,30 @@ struct HostileStringTests {
     @Test("hostile ids work as ids: add, show --json, delete", arguments: Array(HostileStringTests.strings.enumerated()))
     func hostileIDs(index: Int, id: String) async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("frameworks", "add", "--id", id, "--name", "N", "--image-name", "i", "--url", "u",
-                                         "--description", id))
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", id, "--name", "N", "--image-name", "i", "--url", "u",
+                "--description", id))
         let shown = try JSON.object(expectSuccess(try await storectl("frameworks", "show", id, "--json")).stdout)
         #expect(sameBytes(shown["id"] as? String, id))
         #expect(sameBytes(shown["description"] as? String, id))
-        #expect(try await sqlite3(storectl.db, "SELECT hex(id) FROM frameworks") == id.utf8.map { String(format: "%02X", $0) }.joined())
+        #expect(
+            try await sqlite3(storectl.db, "SELECT hex(id) FROM frameworks")
+                == id.utf8.map { String(format: "%02X", $0) }.joined())
         expectSuccess(try await storectl("frameworks", "delete", id))
         #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == "0")
-        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frameworks'") == "1")
+        #expect(
+            try await sqlite3(storectl.db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'frameworks'")
+                == "1")
     }
 
     @Test("events and order items carry hostile text too")
     func eventsAndOrders() async throws {
         let storectl = try Storectl()
         for (index, text) in Self.strings.enumerated() {
-            expectSuccess(try await storectl("events", "add", "--id", "e\(index)", "--title", text, "--date", "2026-06-08", "--notes", text))
+            expectSuccess(
+                try await storectl("events", "add", "--id", "e\(index)", "--title", text, "--date", "2026-06-08", "--notes", text)
+            )
         }
         let events = try JSON.array(expectSuccess(try await storectl("events", "list", "--json", "--date", "2026-06-08")).stdout)
         #expect(events.count == Self.strings.count)

@@ -42,7 +42,8 @@ struct ImagesTests {
     func putFromStdin() async throws {
         let storectl = try Storectl()
         let data = Self.bytes(70_000, seed: 5)
-        let put = expectSuccess(try await storectl("images", "put", "from-stdin", "/dev/stdin", "--content-type", "image/png", stdin: data))
+        let put = expectSuccess(
+            try await storectl("images", "put", "from-stdin", "/dev/stdin", "--content-type", "image/png", stdin: data))
         #expect(put.output == "cached from-stdin (70000 bytes)")
         #expect(expectSuccess(try await storectl("images", "get", "from-stdin")).stdoutData == data)
     }
@@ -58,11 +59,16 @@ struct ImagesTests {
     @Test("list --json: url, contentType (from the extension or --content-type), size, times")
     func listJSON() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("images", "put", "u/b.png", try storectl.directory.write(Self.bytes(10, seed: 1), to: "b.png")))
-        expectSuccess(try await storectl("images", "put", "u/a.jpg", try storectl.directory.write(Self.bytes(20, seed: 2), to: "a.JPG")))
-        expectSuccess(try await storectl("images", "put", "u/c", try storectl.directory.write(Self.bytes(30, seed: 3), to: "c.bin")))
-        expectSuccess(try await storectl("images", "put", "u/d", try storectl.directory.write(Self.bytes(40, seed: 4), to: "d.bin"),
-                                         "--content-type", "image/x-test"))
+        expectSuccess(
+            try await storectl("images", "put", "u/b.png", try storectl.directory.write(Self.bytes(10, seed: 1), to: "b.png")))
+        expectSuccess(
+            try await storectl("images", "put", "u/a.jpg", try storectl.directory.write(Self.bytes(20, seed: 2), to: "a.JPG")))
+        expectSuccess(
+            try await storectl("images", "put", "u/c", try storectl.directory.write(Self.bytes(30, seed: 3), to: "c.bin")))
+        expectSuccess(
+            try await storectl(
+                "images", "put", "u/d", try storectl.directory.write(Self.bytes(40, seed: 4), to: "d.bin"),
+                "--content-type", "image/x-test"))
         let list = try JSON.array(expectSuccess(try await storectl("images", "list", "--json")).stdout)
         #expect(list.map { $0["url"] as? String } == ["u/a.jpg", "u/b.png", "u/c", "u/d"])
         #expect(list.map { $0["contentType"] as? String } == ["image/jpeg", "image/png", nil, "image/x-test"])
@@ -122,7 +128,7 @@ struct ImagesTests {
         let storectl = try Storectl()
         let files = try (1...3).map { try storectl.directory.write(Self.bytes(400, seed: UInt8($0)), to: "\($0).png") }
         for (index, file) in files.enumerated() {
-            expectSuccess(try await storectl("images", "put", "img/\(index + 1)", file))  // default budget: nothing evicted
+            expectSuccess(try await storectl("images", "put", "img/\(index + 1)", file)) // default budget: nothing evicted
             try await tick()
         }
         #expect(try urls(try await storectl("images", "list", "--json")) == ["img/1", "img/2", "img/3"])
@@ -156,10 +162,12 @@ struct ImagesTests {
         let env: [String: String?] = ["STORECTL_IMAGE_BUDGET": "1KiB"]
         let stats = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json", environment: env)).stdout)
         #expect(JSON.integer(stats["budgetBytes"]) == 1024)
-        let explicit = try JSON.object(expectSuccess(try await storectl("images", "stats", "--json", "--budget", "2MiB", environment: env)).stdout)
+        let explicit = try JSON.object(
+            expectSuccess(try await storectl("images", "stats", "--json", "--budget", "2MiB", environment: env)).stdout)
         #expect(JSON.integer(explicit["budgetBytes"]) == 2 << 20)
-        expectFailure(try await storectl("images", "stats", environment: ["STORECTL_IMAGE_BUDGET": "lots"]),
-                      mentioning: ["STORECTL_IMAGE_BUDGET"])
+        expectFailure(
+            try await storectl("images", "stats", environment: ["STORECTL_IMAGE_BUDGET": "lots"]),
+            mentioning: ["STORECTL_IMAGE_BUDGET"])
     }
 
     @Test("bad inputs fail: unreadable file, image larger than the budget, malformed --budget")
@@ -171,7 +179,8 @@ struct ImagesTests {
         expectFailure(try await storectl("images", "put", "u", missing), mentioning: [missing])
         let file = try storectl.directory.write(Self.bytes(400, seed: 1), to: "x.png")
         expectFailure(try await storectl("images", "put", "u", file, "--budget", "100"), mentioning: ["400 bytes", "100"])
-        expectFailure(try await storectl("images", "stats", "--budget", "12XB"), status: exitUsage, mentioning: ["--budget", "12XB"])
+        expectFailure(
+            try await storectl("images", "stats", "--budget", "12XB"), status: exitUsage, mentioning: ["--budget", "12XB"])
         expectFailure(try await storectl("images", "prune", "--budget", "-1"), status: exitUsage, mentioning: ["--budget"])
         #expect(try urls(try await storectl("images", "list", "--json")) == [])
     }

@@ -14,7 +14,9 @@ struct LargeFeedTests {
 
     /// `{"version":1,"frameworks":[{... "description":"aaaa...a"}]}` with 50,000,000 'a's.
     static func hugeFeed() -> Data {
-        var data = Data(#"{"version":1,"frameworks":[{"id":"huge","name":"Huge","imageName":"huge","urlString":"https://example.com/huge","description":""#.utf8)
+        var data = Data(
+            #"{"version":1,"frameworks":[{"id":"huge","name":"Huge","imageName":"huge","urlString":"https://example.com/huge","description":""#
+                .utf8)
         data.append(Data(repeating: UInt8(ascii: "a"), count: descriptionLength))
         data.append(Data(#""}]}"#.utf8))
         return data
@@ -54,7 +56,11 @@ struct LargeFeedTests {
         guard result.succeeded else { return }
         let report = try JSON.object(result.stdout)
         #expect(JSON.integer((report["frameworks"] as? [String: Any])?["inserted"]) == 1)
-        #expect(try await sqlite3(storectl.db, "SELECT length(description), substr(description, 1, 3), substr(description, -3) FROM frameworks WHERE id = 'huge'")
+        #expect(
+            try await sqlite3(
+                storectl.db,
+                "SELECT length(description), substr(description, 1, 3), substr(description, -3) FROM frameworks WHERE id = 'huge'"
+            )
                 == "\(Self.descriptionLength)|aaa|aaa")
         #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == "17")
         #expect(try await sqlite3(storectl.db, "PRAGMA integrity_check") == "ok")

@@ -55,7 +55,8 @@ struct MigrateTests {
         #expect(dry.output.contains("up to date") && !dry.output.contains("would apply"))
 
         #expect(try await sqlite3(db, "SELECT count(*) FROM schema_migrations") == String(expected.count))
-        let tables = Set(try await sqlite3(db, "SELECT name FROM sqlite_master WHERE type = 'table'").split(separator: "\n").map(String.init))
+        let tables = Set(
+            try await sqlite3(db, "SELECT name FROM sqlite_master WHERE type = 'table'").split(separator: "\n").map(String.init))
         #expect(tables.isSuperset(of: ["frameworks", "orders", "order_items", "events", "images", "schema_migrations"]))
     }
 
@@ -96,12 +97,14 @@ struct MigrateTests {
             let appliedAt = try #require(entry["appliedAt"] as? String)
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            let date = try #require(formatter.date(from: appliedAt) ?? ISO8601DateFormatter().date(from: appliedAt), "\(appliedAt)")
+            let date = try #require(
+                formatter.date(from: appliedAt) ?? ISO8601DateFormatter().date(from: appliedAt), "\(appliedAt)")
             #expect(date.timeIntervalSince(started) > -2 && date.timeIntervalSinceNow < 2, "\(appliedAt)")
         }
         let appliedTable = expectSuccess(try await storectl("--db", db, "migrate", "status")).lines
         for identifier in identifiers(after) {
-            #expect(appliedTable.contains { $0.hasPrefix(identifier) && $0.contains("applied") }, "\(identifier): \(appliedTable)")
+            #expect(
+                appliedTable.contains { $0.hasPrefix(identifier) && $0.contains("applied") }, "\(identifier): \(appliedTable)")
         }
     }
 
@@ -119,10 +122,14 @@ struct MigrateTests {
     func dryRunReportsRefusal() async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate"))
-        _ = try await sqlite3(storectl.db, "INSERT INTO schema_migrations VALUES (9999, 'from_the_future', 'abc', '2030-01-01T00:00:00Z')")
+        _ = try await sqlite3(
+            storectl.db, "INSERT INTO schema_migrations VALUES (9999, 'from_the_future', 'abc', '2030-01-01T00:00:00Z')")
         expectFailure(try await storectl("migrate", "--dry-run"), status: 1, mentioning: [storectl.db, "9999_from_the_future"])
         expectFailure(try await storectl("migrate"), status: 1, mentioning: ["9999_from_the_future"])
-        _ = try await sqlite3(storectl.db, "DELETE FROM schema_migrations WHERE version = 9999; UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
+        _ = try await sqlite3(
+            storectl.db,
+            "DELETE FROM schema_migrations WHERE version = 9999; UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1"
+        )
         expectFailure(try await storectl("migrate", "--dry-run"), status: 1, mentioning: [storectl.db, "modified"])
     }
 }

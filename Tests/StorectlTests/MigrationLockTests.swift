@@ -9,21 +9,23 @@ struct MigrationLockTests {
     /// Holds the write lock on a new, empty file from another process, as a first storectl
     /// migrating it does: in WAL mode (`wal`), as once its journal mode is set, or before that.
     func holdLock(_ path: String, wal: Bool) async throws -> ScriptProcess {
-        let holder = try await ScriptProcess.start(python: """
-            import sqlite3, sys
-            connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-            if sys.argv[2] == "wal":
-                connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("BEGIN IMMEDIATE")
-            print("locked", flush=True)
-            sys.stdin.read()
-            """, [path, wal ? "wal" : "rollback"])
+        let holder = try await ScriptProcess.start(
+            python: """
+                import sqlite3, sys
+                connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+                if sys.argv[2] == "wal":
+                    connection.execute("PRAGMA journal_mode = WAL")
+                connection.execute("BEGIN IMMEDIATE")
+                print("locked", flush=True)
+                sys.stdin.read()
+                """, [path, wal ? "wal" : "rollback"])
         #expect(holder.firstLine == "locked")
         return holder
     }
 
-    @Test("migrating, or opening to write, a new file another process holds locked: the write lock's message",
-          arguments: [true, false])
+    @Test(
+        "migrating, or opening to write, a new file another process holds locked: the write lock's message",
+        arguments: [true, false])
     func lockedNewFile(wal: Bool) async throws {
         let storectl = try Storectl()
         let holder = try await holdLock(storectl.db, wal: wal)

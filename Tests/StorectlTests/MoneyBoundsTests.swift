@@ -21,7 +21,9 @@ struct MoneyBoundsTests {
             let result = try await storectl.run(["orders", "add", "--id", "c5"] + item)
             expectFailure(result, status: exitUsage, mentioning: mentions)
         }
-        let ids = try JSON.array(expectSuccess(try await storectl("orders", "list", "--json")).stdout).compactMap { $0["id"] as? String }
+        let ids = try JSON.array(expectSuccess(try await storectl("orders", "list", "--json")).stdout).compactMap {
+            $0["id"] as? String
+        }
         #expect(ids == ["ok"])
         // The largest amounts that fit are accepted and total exactly.
         expectSuccess(try await storectl("orders", "add", "--id", "max", "--item", "A:9999999999.99:1", "--item", "B:0.01:1"))
@@ -41,7 +43,10 @@ struct MoneyBoundsTests {
             (#"{"itemName": "Milk", "price": 1e17, "aisle": 3}"#, "orders[0].items[0].price"),
             (#"{"itemName": "Milk", "price": 1, "aisle": 3, "quantity": 99999999999999999999}"#, "orders[0].items[0].quantity"),
             (#"{"itemName": "Milk", "price": 10000000000, "aisle": 3, "quantity": 2}"#, "orders[0].items[0]"),
-            (#"{"itemName": "A", "price": 9000000000, "aisle": 3}, {"itemName": "B", "price": 1000000000.01, "aisle": 3}"#, "orders[0].items"),
+            (
+                #"{"itemName": "A", "price": 9000000000, "aisle": 3}, {"itemName": "B", "price": 1000000000.01, "aisle": 3}"#,
+                "orders[0].items"
+            ),
         ]
         for (index, (items, path)) in feeds.enumerated() {
             let feed = #"{"version": 1, "orders": [{"id": "c5", "placedAt": "2026-11-20T09:30:00Z", "items": [\#(items)]}]}"#
@@ -57,7 +62,9 @@ struct MoneyBoundsTests {
         let storectl = try Storectl()
         expectSuccess(try await storectl("orders", "add", "--id", "c5", "--item", "Milk:2.49:3:2", "--item", "Eggs:1:1"))
         _ = try await sqlite3(storectl.db, "UPDATE order_items SET price_cents = 9000000000000000000 WHERE item_name = 'Milk'")
-        for command in [["orders", "list"], ["orders", "list", "--json"], ["orders", "show", "c5"], ["orders", "total", "c5"], ["export"]] {
+        for command in [
+            ["orders", "list"], ["orders", "list", "--json"], ["orders", "show", "c5"], ["orders", "total", "c5"], ["export"],
+        ] {
             let result = try await storectl.run(command)
             expectFailure(result, status: 1, mentioning: ["c5", "price"])
         }

@@ -37,10 +37,11 @@ struct OrdersTests {
     @Test("item names may contain colons: fields are taken from the right")
     func colonInName() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl(
-            "orders", "add", "--id", "c",
-            "--item", "Ratio 1:2:1.00:4",          // name "Ratio 1:2", no quantity
-            "--item", "Tea: Earl Grey:3.50:2:3"))  // name "Tea: Earl Grey", quantity 3
+        expectSuccess(
+            try await storectl(
+                "orders", "add", "--id", "c",
+                "--item", "Ratio 1:2:1.00:4", // name "Ratio 1:2", no quantity
+                "--item", "Tea: Earl Grey:3.50:2:3")) // name "Tea: Earl Grey", quantity 3
         let order = try JSON.object(try await storectl("orders", "show", "c", "--json").stdout)
         let items = try #require(order["items"] as? [[String: Any]])
         try #require(items.count == 2)
@@ -58,9 +59,12 @@ struct OrdersTests {
     @Test("list --json: feed-shaped orders with total, prices and totals as JSON numbers")
     func listJSON() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("orders", "add", "--id", "o2", "--placed-at", "2026-11-20T09:30:00Z", "--item", "Milk:2.49:3:2"))
-        expectSuccess(try await storectl("orders", "add", "--id", "o1", "--placed-at", "2026-11-19T08:00:00Z",
-                                         "--item", "A:0.10:1", "--item", "B:0.20:2"))
+        expectSuccess(
+            try await storectl("orders", "add", "--id", "o2", "--placed-at", "2026-11-20T09:30:00Z", "--item", "Milk:2.49:3:2"))
+        expectSuccess(
+            try await storectl(
+                "orders", "add", "--id", "o1", "--placed-at", "2026-11-19T08:00:00Z",
+                "--item", "A:0.10:1", "--item", "B:0.20:2"))
         let result = expectSuccess(try await storectl("orders", "list", "--json"))
         let orders = try JSON.array(result.stdout)
         try #require(orders.count == 2)
@@ -93,7 +97,8 @@ struct OrdersTests {
     func placedAt() async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("orders", "add", "--id", "a", "--placed-at", "2026-11-20T09:30:00Z", "--item", "X:1:1"))
-        expectSuccess(try await storectl("orders", "add", "--id", "b", "--placed-at", "2026-11-20T10:30:00.250+01:00", "--item", "X:1:1"))
+        expectSuccess(
+            try await storectl("orders", "add", "--id", "b", "--placed-at", "2026-11-20T10:30:00.250+01:00", "--item", "X:1:1"))
         let a = try JSON.object(expectSuccess(try await storectl("orders", "show", "a", "--json")).stdout)
         #expect(a["placedAt"] as? String == "2026-11-20T09:30:00Z")
         #expect(Set(a.keys) == ["id", "placedAt", "items", "total"])
@@ -116,17 +121,19 @@ struct OrdersTests {
         #expect(placed.timeIntervalSince(before) > -1 && after.timeIntervalSince(placed) > -1, "\(text)")
     }
 
-    @Test("bad items are usage errors naming the --item", arguments: [
-        ("A:1.234:1", "price"),
-        ("A:1.00:-1", "aisle"),
-        ("A:1.00:1:0", "quantity"),
-        ("A:1.00", "expected NAME:PRICE:AISLE[:QTY]"),
-        ("A", "expected NAME:PRICE:AISLE[:QTY]"),
-        (":1.00:1", "name"),
-        ("A:abc:1", "price"),
-        ("A:-1:1", "price"),
-        ("A:1:x", "aisle"),
-    ])
+    @Test(
+        "bad items are usage errors naming the --item",
+        arguments: [
+            ("A:1.234:1", "price"),
+            ("A:1.00:-1", "aisle"),
+            ("A:1.00:1:0", "quantity"),
+            ("A:1.00", "expected NAME:PRICE:AISLE[:QTY]"),
+            ("A", "expected NAME:PRICE:AISLE[:QTY]"),
+            (":1.00:1", "name"),
+            ("A:abc:1", "price"),
+            ("A:-1:1", "price"),
+            ("A:1:x", "aisle"),
+        ])
     func badItem(item: String, problem: String) async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
@@ -136,12 +143,14 @@ struct OrdersTests {
         expectFailure(try await storectl("orders", "show", "bad"), mentioning: ["'bad'"])
     }
 
-    @Test("an order needs an item; --placed-at must be RFC 3339", arguments: [
-        ["orders", "add", "--id", "x"],
-        ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "yesterday"],
-        ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "2026-02-30T10:00:00Z"],
-        ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "2026-11-20 25:00"],
-    ])
+    @Test(
+        "an order needs an item; --placed-at must be RFC 3339",
+        arguments: [
+            ["orders", "add", "--id", "x"],
+            ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "yesterday"],
+            ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "2026-02-30T10:00:00Z"],
+            ["orders", "add", "--id", "x", "--item", "A:1:1", "--placed-at", "2026-11-20 25:00"],
+        ])
     func badOrder(arguments: [String]) async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate")) // the store exists: a read of a missing one is refused
@@ -153,13 +162,16 @@ struct OrdersTests {
     @Test("show, total and delete; missing ids fail naming the id; duplicates refused")
     func showDeleteMissing() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("orders", "add", "--id", "o1", "--placed-at", "2026-11-20T09:30:00Z",
-                                         "--item", "Milk:2.49:3:2", "--item", "Bread:1.50:1"))
+        expectSuccess(
+            try await storectl(
+                "orders", "add", "--id", "o1", "--placed-at", "2026-11-20T09:30:00Z",
+                "--item", "Milk:2.49:3:2", "--item", "Bread:1.50:1"))
         let text = expectSuccess(try await storectl("orders", "show", "o1")).stdout
         #expect(text.contains("order o1, placed at 2026-11-20T09:30:00Z"))
         #expect(text.contains("Milk") && text.contains("Bread") && text.contains("total: 6.48"))
 
-        expectFailure(try await storectl("orders", "add", "--id", "o1", "--item", "X:1:1"), mentioning: ["'o1'", "already exists"])
+        expectFailure(
+            try await storectl("orders", "add", "--id", "o1", "--item", "X:1:1"), mentioning: ["'o1'", "already exists"])
         #expect(try await storectl("orders", "total", "o1").stdout == "6.48\n")
 
         expectFailure(try await storectl("orders", "show", "zz1"), mentioning: ["'zz1'"])

@@ -7,14 +7,19 @@ import Testing
 struct SQLiteInteropTests {
     static let sqlite3Path = "/usr/bin/sqlite3"
 
-    @Test("sqlite3 opens a store storectl wrote: integrity ok, every table, exact data",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3Path)))
+    @Test(
+        "sqlite3 opens a store storectl wrote: integrity ok, every table, exact data",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3Path)))
     func sqliteReadsStore() async throws {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("frameworks", "add", "--id", "arkit", "--name", "ARKit", "--image-name", "arkit",
-                                         "--url", "https://example.com", "--description", "AR."))
-        expectSuccess(try await storectl("orders", "add", "--id", "o1", "--placed-at", "2026-11-20T09:30:00Z",
-                                         "--item", "A:0.10:1", "--item", "B:0.20:2:3"))
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "arkit", "--name", "ARKit", "--image-name", "arkit",
+                "--url", "https://example.com", "--description", "AR."))
+        expectSuccess(
+            try await storectl(
+                "orders", "add", "--id", "o1", "--placed-at", "2026-11-20T09:30:00Z",
+                "--item", "A:0.10:1", "--item", "B:0.20:2:3"))
         expectSuccess(try await storectl("events", "add", "--id", "e1", "--title", "T", "--date", "2026-06-08"))
         expectSuccess(try await storectl("images", "put", "img", try storectl.directory.write(Data([1, 2, 3]), to: "i.png")))
 
@@ -23,11 +28,13 @@ struct SQLiteInteropTests {
 
         let schema = try await sqlite3(storectl.db, ".schema")
         for table in ["frameworks", "orders", "order_items", "events", "images", "schema_migrations"] {
-            #expect(schema.contains("CREATE TABLE \(table) (") || schema.contains("CREATE TABLE IF NOT EXISTS \(table)")
+            #expect(
+                schema.contains("CREATE TABLE \(table) (") || schema.contains("CREATE TABLE IF NOT EXISTS \(table)")
                     || schema.contains("CREATE TABLE \"\(table)\""), "\(table) in .schema")
         }
         let tables = Set(try await sqlite3(storectl.db, ".tables").split(whereSeparator: \.isWhitespace).map(String.init))
-        #expect(tables.isSuperset(of: ["frameworks", "orders", "order_items", "events", "images", "schema_migrations"]), "\(tables)")
+        #expect(
+            tables.isSuperset(of: ["frameworks", "orders", "order_items", "events", "images", "schema_migrations"]), "\(tables)")
 
         // Money is stored exactly, in cents; times in milliseconds.
         #expect(try await sqlite3(storectl.db, "SELECT price_cents, quantity FROM order_items ORDER BY position") == "10|1\n20|3")
@@ -36,12 +43,15 @@ struct SQLiteInteropTests {
         #expect(try await sqlite3(storectl.db, "SELECT hex(data), size FROM images") == "010203|3")
     }
 
-    @Test("storectl reads rows the sqlite3 CLI inserted",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3Path)))
+    @Test(
+        "storectl reads rows the sqlite3 CLI inserted",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: sqlite3Path)))
     func storeReadsSQLite() async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate"))
-        _ = try await sqlite3(storectl.db, """
+        _ = try await sqlite3(
+            storectl.db,
+            """
             INSERT INTO frameworks (id, name, image_name, url_string, description)
             VALUES ('metal', 'Metal', 'metal', 'https://developer.apple.com/metal/', 'GPU.');
             INSERT INTO events (id, title, date, notes) VALUES ('e9', 'From the CLI', '2026-06-09', NULL);

@@ -10,7 +10,8 @@ struct SpooledDownloadTests {
         let records = range.map { index in
             #"{"id": "fw-\#(index)", "name": "Framework \#(index)", "imageName": "i", "urlString": "https://example.com/\#(index)", "description": "\#(String(repeating: "d", count: 200))"}"#
         }
-        return #"{"version": 1, "frameworks": [\#(records.joined(separator: ",\n"))]\#(next.map { #", "next": "\#($0)""# } ?? "")}"#
+        return
+            #"{"version": 1, "frameworks": [\#(records.joined(separator: ",\n"))]\#(next.map { #", "next": "\#($0)""# } ?? "")}"#
     }
 
     @Test("sync URL spools each page to TMPDIR and removes it, also when a page is over --max-bytes")

@@ -19,8 +19,9 @@ struct StoreCreationTests {
         ["frameworks", "list"], ["events", "calendar", "2026-06"],
     ]
 
-    @Test("commands that change or read existing records refuse a missing file and create nothing",
-          arguments: StoreCreationTests.refusing)
+    @Test(
+        "commands that change or read existing records refuse a missing file and create nothing",
+        arguments: StoreCreationTests.refusing)
     func refusesMissing(_ command: [String]) async throws {
         let storectl = try Storectl()
         let path = storectl.directory.file("missing.sqlite")

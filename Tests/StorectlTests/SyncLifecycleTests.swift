@@ -14,8 +14,10 @@ struct SyncLifecycleTests {
     /// A store holding one framework, closed.
     func seededStore() async throws -> Storectl {
         let storectl = try Storectl()
-        expectSuccess(try await storectl("frameworks", "add", "--id", "kept", "--name", "Kept", "--image-name", "k",
-                                         "--url", "https://example.com/k", "--description", "d"))
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "kept", "--name", "Kept", "--image-name", "k",
+                "--url", "https://example.com/k", "--description", "d"))
         return storectl
     }
 
@@ -118,8 +120,9 @@ struct SyncLifecycleTests {
     @Test("--json: a failed sync still prints one JSON object on stdout, exit 1, the error on stderr")
     func failedSyncPrintsJSON() async throws {
         let storectl = try await seededStore()
-        let feed = try storectl.directory.write(Data(#"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#.utf8),
-                                                to: "bad.json")
+        let feed = try storectl.directory.write(
+            Data(#"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#.utf8),
+            to: "bad.json")
         let result = try await storectl("sync", feed, "--json")
         #expect(result.status == 1, "\(result)")
         let object = try JSON.object(result.stdout)
@@ -136,7 +139,8 @@ struct SyncLifecycleTests {
     @Test("sync - reads the feed from stdin")
     func syncFromStdin() async throws {
         let storectl = try Storectl()
-        let feed = #"{"version": 1, "frameworks": [{"id": "piped", "name": "P", "imageName": "p", "urlString": "https://example.com/p", "description": "d"}]}"#
+        let feed =
+            #"{"version": 1, "frameworks": [{"id": "piped", "name": "P", "imageName": "p", "urlString": "https://example.com/p", "description": "d"}]}"#
         let result = try await storectl.run(["sync", "-", "--json"], stdin: Data(feed.utf8))
         expectSuccess(result)
         #expect(try JSON.object(result.stdout)["status"] as? String == "applied", "\(result)")
@@ -145,7 +149,8 @@ struct SyncLifecycleTests {
 
         // From a pipe too, and a bad feed from stdin is named as such.
         let piped = try await storectl.run(
-            ["-c", #"printf '%s' '{"version": 1, "frameworks": []}' | "$0" sync -"#, try Storectl.executableURL().path], shell: true)
+            ["-c", #"printf '%s' '{"version": 1, "frameworks": []}' | "$0" sync -"#, try Storectl.executableURL().path],
+            shell: true)
         expectSuccess(piped)
         let bad = try await storectl.run(["sync", "-"], stdin: Data(#"{"version": 1, "frameworks": [{"id": 1}]}"#.utf8))
         expectFailure(bad, status: 1, mentioning: ["frameworks[0]"])
@@ -164,9 +169,12 @@ struct SyncLifecycleTests {
         let storectlPath = try Storectl.executableURL().path
         for file in ["-", "/dev/stdin"] {
             let piped = try await storectl.run(
-                ["-c", #"printf 'piped-bytes' | "$0" images put https://example.com/p.png "$1""#, storectlPath, file], shell: true)
+                ["-c", #"printf 'piped-bytes' | "$0" images put https://example.com/p.png "$1""#, storectlPath, file], shell: true
+            )
             expectSuccess(piped)
-            #expect(expectSuccess(try await storectl("images", "get", "https://example.com/p.png")).stdout == "piped-bytes", "\(file)")
+            #expect(
+                expectSuccess(try await storectl("images", "get", "https://example.com/p.png")).stdout == "piped-bytes", "\(file)"
+            )
         }
     }
 
@@ -176,10 +184,13 @@ struct SyncLifecycleTests {
         let images = sizes.enumerated().map { index, size in
             #"{"url": "https://example.com/i\#(index).png", "contentType": "image/png", "data": "\#(Data(repeating: UInt8(index), count: size).base64EncodedString())"}"#
         }
-        return try storectl.directory.write(Data(#"{"version": 1, "images": [\#(images.joined(separator: ", "))]}"#.utf8), to: "images.json")
+        return try storectl.directory.write(
+            Data(#"{"version": 1, "images": [\#(images.joined(separator: ", "))]}"#.utf8), to: "images.json")
     }
 
-    @Test("sync keeps STORECTL_IMAGE_BUDGET: the cache ends within it; an image larger than the whole budget is not stored and is reported")
+    @Test(
+        "sync keeps STORECTL_IMAGE_BUDGET: the cache ends within it; an image larger than the whole budget is not stored and is reported"
+    )
     func syncKeepsTheBudget() async throws {
         let storectl = try Storectl()
         let feed = try imageFeed(storectl, sizes: [1000, 1200, 6249])

@@ -28,7 +28,9 @@ struct SyncOverHTTPTests {
 
         let preferRemote = try await cli.run(["sync", url, "--policy", "prefer-remote", "--json"])
         #expect(preferRemote.status == 0, "\(preferRemote)")
-        #expect(preferRemote.stdout.contains(#""status": "applied""#) || preferRemote.stdout.contains(#""status":"applied""#), "\(preferRemote)")
+        #expect(
+            preferRemote.stdout.contains(#""status": "applied""#) || preferRemote.stdout.contains(#""status":"applied""#),
+            "\(preferRemote)")
         let shown = try await cli.run(["frameworks", "show", "arkit", "--json"])
         #expect(shown.stdout.contains(#""ARKit""#), "\(shown)")
         #expect(!shown.stdout.contains("Edited"), "\(shown)")

@@ -27,25 +27,33 @@ struct TerminalEscapingTests {
     /// No raw control on stdout or stderr, and the hostile string shown escaped (in a table,
     /// where a long cell is cut, its start).
     static func expectEscaped(_ result: StorectlResult, table: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(!hasRawControls(result.stdout), "raw control characters on stdout: \(result.stdout.debugDescription)",
-                sourceLocation: sourceLocation)
-        #expect(!hasRawControls(result.stderr), "raw control characters on stderr: \(result.stderr.debugDescription)",
-                sourceLocation: sourceLocation)
-        #expect((result.stdout + result.stderr).contains(table ? String(escaped.prefix(40)) : escaped), "\(result)",
-                sourceLocation: sourceLocation)
+        #expect(
+            !hasRawControls(result.stdout), "raw control characters on stdout: \(result.stdout.debugDescription)",
+            sourceLocation: sourceLocation)
+        #expect(
+            !hasRawControls(result.stderr), "raw control characters on stderr: \(result.stderr.debugDescription)",
+            sourceLocation: sourceLocation)
+        #expect(
+            (result.stdout + result.stderr).contains(table ? String(escaped.prefix(40)) : escaped), "\(result)",
+            sourceLocation: sourceLocation)
     }
 
     @Test("add, list, show and errors: hostile fields are escaped; --json is exact")
     func throughAdd() async throws {
         let storectl = try Storectl()
         let h = Self.hostile
-        expectSuccess(try await storectl("frameworks", "add", "--id", "fw", "--name", h, "--image-name", "i", "--url", "u", "--description", h))
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "fw", "--name", h, "--image-name", "i", "--url", "u", "--description", h))
         expectSuccess(try await storectl("events", "add", "--id", "ev", "--title", h, "--date", "2026-06-08", "--notes", h))
         expectSuccess(try await storectl("orders", "add", "--id", "o", "--item", "\(h):1.50:3:2"))
 
-        for arguments in [["frameworks", "list"], ["frameworks", "show", "fw"], ["events", "list"], ["events", "show", "ev"],
-                          ["orders", "show", "o"]] {
-            Self.expectEscaped(expectSuccess(try await storectl.run(arguments)), table: arguments.contains("list") || arguments[0] == "orders")
+        for arguments in [
+            ["frameworks", "list"], ["frameworks", "show", "fw"], ["events", "list"], ["events", "show", "ev"],
+            ["orders", "show", "o"],
+        ] {
+            Self.expectEscaped(
+                expectSuccess(try await storectl.run(arguments)), table: arguments.contains("list") || arguments[0] == "orders")
         }
         // `show` prints exactly its own lines: nothing forged.
         #expect(expectSuccess(try await storectl("frameworks", "show", "fw")).lines.count == 5)
@@ -53,9 +61,12 @@ struct TerminalEscapingTests {
         #expect(expectSuccess(try await storectl("orders", "show", "o")).lines.count == 5)
 
         // A hostile id is escaped in what the command prints, on success and in errors.
-        let added = expectSuccess(try await storectl("frameworks", "add", "--id", h, "--name", "n", "--image-name", "i", "--url", "u", "--description", "d"))
+        let added = expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", h, "--name", "n", "--image-name", "i", "--url", "u", "--description", "d"))
         Self.expectEscaped(added)
-        let duplicate = try await storectl("frameworks", "add", "--id", h, "--name", "n", "--image-name", "i", "--url", "u", "--description", "d")
+        let duplicate = try await storectl(
+            "frameworks", "add", "--id", h, "--name", "n", "--image-name", "i", "--url", "u", "--description", "d")
         expectFailure(duplicate, status: 1)
         Self.expectEscaped(duplicate)
         let missing = try await storectl("events", "show", h)
@@ -100,8 +111,10 @@ struct TerminalEscapingTests {
         let synced = expectSuccess(try await storectl("sync", path))
         Self.expectEscaped(synced)
 
-        for arguments in [["frameworks", "list"], ["frameworks", "show", h], ["events", "list"], ["events", "calendar", "2026-06"],
-                          ["orders", "list"], ["orders", "show", "o"], ["history"]] {
+        for arguments in [
+            ["frameworks", "list"], ["frameworks", "show", h], ["events", "list"], ["events", "calendar", "2026-06"],
+            ["orders", "list"], ["orders", "show", "o"], ["history"],
+        ] {
             let result = expectSuccess(try await storectl.run(arguments))
             #expect(!Self.hasRawControls(result.stdout + result.stderr), "\(result)")
         }

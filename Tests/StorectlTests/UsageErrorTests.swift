@@ -11,8 +11,9 @@ struct UsageErrorTests {
         let defaultStore = storectl.dataHome + "/storectl/store.sqlite"
         expectFailure(try await storectl("--db", "", "frameworks", "list"), status: exitUsage, mentioning: ["--db"])
         expectFailure(try await storectl("frameworks", "list", "--db="), status: exitUsage, mentioning: ["--db"])
-        expectFailure(try await storectl("frameworks", "list", environment: ["STORECTL_DB": ""]), status: exitUsage,
-                      mentioning: ["STORECTL_DB"])
+        expectFailure(
+            try await storectl("frameworks", "list", environment: ["STORECTL_DB": ""]), status: exitUsage,
+            mentioning: ["STORECTL_DB"])
         #expect(!FileManager.default.fileExists(atPath: defaultStore), "the default store was not created")
         // Unset, STORECTL_DB still means the default store.
         expectSuccess(try await storectl("migrate", environment: ["STORECTL_DB": nil]))
@@ -39,11 +40,15 @@ struct UsageErrorTests {
         let storectl = try Storectl()
         let long = String(repeating: "x", count: 201)
         for id in ["", long] {
-            expectFailure(try await storectl("frameworks", "add", "--id", id, "--name", "n", "--image-name", "i", "--url", "u",
-                                             "--description", "d"), status: exitUsage, mentioning: ["--id"])
-            expectFailure(try await storectl("orders", "add", "--id", id, "--item", "Milk:1:1"), status: exitUsage, mentioning: ["--id"])
-            expectFailure(try await storectl("events", "add", "--id", id, "--title", "t", "--date", "2026-06-08"), status: exitUsage,
-                          mentioning: ["--id"])
+            expectFailure(
+                try await storectl(
+                    "frameworks", "add", "--id", id, "--name", "n", "--image-name", "i", "--url", "u",
+                    "--description", "d"), status: exitUsage, mentioning: ["--id"])
+            expectFailure(
+                try await storectl("orders", "add", "--id", id, "--item", "Milk:1:1"), status: exitUsage, mentioning: ["--id"])
+            expectFailure(
+                try await storectl("events", "add", "--id", id, "--title", "t", "--date", "2026-06-08"), status: exitUsage,
+                mentioning: ["--id"])
         }
         expectFailure(try await storectl("sync", "ftp://x"), status: exitUsage, mentioning: ["ftp://x"])
         // 200 characters is still fine.

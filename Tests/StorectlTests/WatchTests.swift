@@ -1,10 +1,11 @@
 import Foundation
 import Store
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `storectl watch [--kind K] [--json]`: a long-running process that prints one line per change
@@ -26,12 +27,14 @@ struct WatchTests {
         init(json text: String) throws {
             let object = try JSON.object(text)
             guard let kind = JSON.string(object, "kind"), let key = JSON.string(object, "key"),
-                  let operation = JSON.string(object, "operation")
+                let operation = JSON.string(object, "operation")
             else { throw JSON.NotJSON(text: text, reason: "kind, key and operation must be strings") }
             #expect(Set(object.keys).isSubset(of: ["kind", "key", "operation", "dates"]), "unexpected members: \(text)")
             var dates: [String]?
             if object["dates"] != nil {
-                guard let list = object["dates"] as? [String] else { throw JSON.NotJSON(text: text, reason: "dates must be strings") }
+                guard let list = object["dates"] as? [String] else {
+                    throw JSON.NotJSON(text: text, reason: "dates must be strings")
+                }
                 dates = list
             }
             self.init(kind, key, operation, dates: dates)
@@ -43,8 +46,10 @@ struct WatchTests {
     // MARK: Commands run by "other processes"
 
     static func addFramework(_ id: String) -> [String] {
-        ["frameworks", "add", "--id", id, "--name", "Name of \(id)", "--image-name", id,
-         "--url", "https://example.com/\(id)", "--description", "About \(id)."]
+        [
+            "frameworks", "add", "--id", id, "--name", "Name of \(id)", "--image-name", id,
+            "--url", "https://example.com/\(id)", "--description", "About \(id).",
+        ]
     }
 
     static func addEvent(_ id: String, on date: String) -> [String] {
@@ -52,12 +57,17 @@ struct WatchTests {
     }
 
     /// Writes a feed to the test's directory and returns its path.
-    static func writeFeed(_ storectl: Storectl, _ name: String, events: [(id: String, date: String)],
-                          frameworks: [String] = [], deletedEvents: [String] = []) throws -> String {
+    static func writeFeed(
+        _ storectl: Storectl, _ name: String, events: [(id: String, date: String)],
+        frameworks: [String] = [], deletedEvents: [String] = []
+    ) throws -> String {
         var feed: [String: Any] = ["version": 1]
         feed["events"] = events.map { ["id": $0.id, "title": "Event \($0.id)", "date": $0.date] }
         feed["frameworks"] = frameworks.map { id in
-            ["id": id, "name": "Name of \(id)", "imageName": id, "urlString": "https://example.com/\(id)", "description": "About \(id)."]
+            [
+                "id": id, "name": "Name of \(id)", "imageName": id, "urlString": "https://example.com/\(id)",
+                "description": "About \(id).",
+            ]
         }
         if !deletedEvents.isEmpty { feed["deleted"] = ["events": deletedEvents] }
         return try storectl.directory.write(try JSONSerialization.data(withJSONObject: feed, options: [.sortedKeys]), to: name)
@@ -79,31 +89,35 @@ struct WatchTests {
         expectSuccess(try await storectl("orders", "add", "--id", "o-1", "--item", "Milk:2.49:3"))
         // Rejected: nothing is committed, so nothing is printed.
         expectFailure(try await storectl.run(Self.addEvent("ev", on: "2026-06-10")))
-        let feed = try Self.writeFeed(storectl, "feed.json",
-                                      events: [("ev", "2026-06-09"), ("ev2", "2026-07-01"), ("ev3", "2026-07-02")])
+        let feed = try Self.writeFeed(
+            storectl, "feed.json",
+            events: [("ev", "2026-06-09"), ("ev2", "2026-07-01"), ("ev3", "2026-07-02")])
         expectSuccess(try await storectl("sync", feed, "--policy", "prefer-remote", "--quiet"))
         expectSuccess(try await storectl("events", "delete", "ev"))
         expectSuccess(try await storectl("frameworks", "delete", "fw"))
         expectSuccess(try await storectl("orders", "delete", "o-1"))
 
         let lines = try await watcher.jsonLines(count: 10)
-        #expect(Array(lines[0..<4]) == [
-            Line("framework", "fw", "insert"),
-            Line("framework", "fw", "update"),
-            Line("event", "ev", "insert", dates: ["2026-06-08"]),
-            Line("order", "o-1", "insert"),
-        ])
+        #expect(
+            Array(lines[0..<4]) == [
+                Line("framework", "fw", "insert"),
+                Line("framework", "fw", "update"),
+                Line("event", "ev", "insert", dates: ["2026-06-08"]),
+                Line("order", "o-1", "insert"),
+            ])
         // The sync is one transaction: its three changes, the move with its old and new date.
-        #expect(Set(lines[4..<7]) == [
-            Line("event", "ev", "update", dates: ["2026-06-08", "2026-06-09"]),
-            Line("event", "ev2", "insert", dates: ["2026-07-01"]),
-            Line("event", "ev3", "insert", dates: ["2026-07-02"]),
-        ])
-        #expect(Array(lines[7...]) == [
-            Line("event", "ev", "delete", dates: ["2026-06-09"]),
-            Line("framework", "fw", "delete"),
-            Line("order", "o-1", "delete"),
-        ])
+        #expect(
+            Set(lines[4..<7]) == [
+                Line("event", "ev", "update", dates: ["2026-06-08", "2026-06-09"]),
+                Line("event", "ev2", "insert", dates: ["2026-07-01"]),
+                Line("event", "ev3", "insert", dates: ["2026-07-02"]),
+            ])
+        #expect(
+            Array(lines[7...]) == [
+                Line("event", "ev", "delete", dates: ["2026-06-09"]),
+                Line("framework", "fw", "delete"),
+                Line("order", "o-1", "delete"),
+            ])
 
         let exit = try await watcher.interrupt()
         #expect(exit.status == 0, "\(exit)")
@@ -121,9 +135,12 @@ struct WatchTests {
         defer { watcher.kill() }
         #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
         let store = try await Store.open(at: storectl.db)
-        let insert = "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, 'Raw', 'raw', 'https://example.com/raw', 'Raw SQL.')"
+        let insert =
+            "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, 'Raw', 'raw', 'https://example.com/raw', 'Raw SQL.')"
         do {
-            _ = try await store.write { db in try db.execute(insert, ["thrown"]); throw Rollback() }
+            _ = try await store.write { db in
+                try db.execute(insert, ["thrown"]); throw Rollback()
+            }
             Issue.record("the write did not throw")
         } catch is Rollback {}
         try await store.write { db in
@@ -207,18 +224,20 @@ struct WatchTests {
         expectSuccess(try await storectl.run(Self.addFramework("fw")))
         expectSuccess(try await storectl("orders", "add", "--id", "o-1", "--item", "Bread:1.00:1"))
         expectSuccess(try await storectl.run(Self.addEvent("ev", on: "2026-06-08")))
-        let feed = try Self.writeFeed(storectl, "feed.json", events: [("from-feed", "2026-08-31")],
-                                      frameworks: ["feed-fw"], deletedEvents: ["ev"])
+        let feed = try Self.writeFeed(
+            storectl, "feed.json", events: [("from-feed", "2026-08-31")],
+            frameworks: ["feed-fw"], deletedEvents: ["ev"])
         expectSuccess(try await storectl("sync", feed, "--policy", "prefer-remote", "--quiet"))
         expectSuccess(try await storectl("frameworks", "delete", "fw"))
         expectSuccess(try await storectl.run(Self.addEvent("last", on: "2026-09-01")))
 
         let lines = try await watcher.jsonLines(count: 4)
         #expect(lines[0] == Line("event", "ev", "insert", dates: ["2026-06-08"]))
-        #expect(Set(lines[1...2]) == [
-            Line("event", "from-feed", "insert", dates: ["2026-08-31"]),
-            Line("event", "ev", "delete", dates: ["2026-06-08"]),
-        ])
+        #expect(
+            Set(lines[1...2]) == [
+                Line("event", "from-feed", "insert", dates: ["2026-08-31"]),
+                Line("event", "ev", "delete", dates: ["2026-06-08"]),
+            ])
         #expect(lines[3] == Line("event", "last", "insert", dates: ["2026-09-01"]))
 
         let exit = try await watcher.interrupt()
@@ -287,8 +306,9 @@ private final class Watcher: @unchecked Sendable {
         let ok = await process.wait(within: .seconds(seconds)) { $0.completeLines.count >= needed || $0.exitStatus != nil }
         let lines = completeLines
         guard ok, lines.count >= needed else {
-            throw WatcherTimeout(description: "expected \(count) lines after \(taken) within \(seconds)s; "
-                                 + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
+            throw WatcherTimeout(
+                description: "expected \(count) lines after \(taken) within \(seconds)s; "
+                    + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
         }
         defer { taken += count }
         return Array(lines[taken..<needed])
@@ -311,8 +331,9 @@ private final class Watcher: @unchecked Sendable {
         }
         let lines = try jsonLinesNow()
         guard ok, lines.count >= needed else {
-            throw WatcherTimeout(description: "expected \(count) JSON lines within \(seconds)s; "
-                                 + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
+            throw WatcherTimeout(
+                description: "expected \(count) JSON lines within \(seconds)s; "
+                    + "stdout:\n\(stdout)\nstderr:\n\(stderr)\nexit: \(String(describing: exited))")
         }
         defer { taken += count }
         return Array(lines[taken..<needed])

@@ -1,14 +1,15 @@
 import Foundation
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A process started by `ProcessRunner.start`, running while the test goes on: its output so

@@ -1,14 +1,15 @@
 import Foundation
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What one run of a program produced.
@@ -67,16 +68,18 @@ public enum ProcessRunner {
             environment: subprocessEnvironment(environment),
             workingDirectory: workingDirectory.map { FilePath($0) },
             platformOptions: ownProcessGroup())
-        let result = if let stdin {
-            // From a file, not a pipe: a child that exits without reading all of it is no error
-            // (swift-subprocess 1.0.2 traps when writing its pipe input fails).
-            try await withInputFile(stdin) { input in
-                try await collect(configuration, input: .fileDescriptor(input, closeAfterSpawningProcess: false),
-                                  watchdog: watchdog, timeLimit: timeLimit)
+        let result =
+            if let stdin {
+                // From a file, not a pipe: a child that exits without reading all of it is no error
+                // (swift-subprocess 1.0.2 traps when writing its pipe input fails).
+                try await withInputFile(stdin) { input in
+                    try await collect(
+                        configuration, input: .fileDescriptor(input, closeAfterSpawningProcess: false),
+                        watchdog: watchdog, timeLimit: timeLimit)
+                }
+            } else {
+                try await collect(configuration, input: .none, watchdog: watchdog, timeLimit: timeLimit)
             }
-        } else {
-            try await collect(configuration, input: .none, watchdog: watchdog, timeLimit: timeLimit)
-        }
         watchdog.disarm()
         return ProcessOutcome(
             command: [executable] + arguments,

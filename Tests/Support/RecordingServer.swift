@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// python3's http.server on 127.0.0.1 serving a temporary folder (Last-Modified, and 304 for

@@ -195,4 +195,3 @@ private let probeTimers = DispatchQueue(label: "store-test-support.stream-probes
 extension Duration {
     public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
-

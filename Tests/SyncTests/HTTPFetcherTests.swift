@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// `HTTPFetcher` over the live transport against feed_server.py; the clock records the
@@ -118,7 +119,9 @@ struct HTTPFetcherTests {
             try await fetcher(RetryPolicy(maximumAttempts: 3)).fetch(HTTPRequest(url: url))
         }
 
-        #expect(error as? HTTPError == .gaveUp(.truncated(url: url, expected: 1000, received: 10), attempts: 3, timeout: .seconds(30)))
+        #expect(
+            error as? HTTPError == .gaveUp(.truncated(url: url, expected: 1000, received: 10), attempts: 3, timeout: .seconds(30))
+        )
         #expect(try await server.hits("/truncated") == 3)
         #expect(await recorder.sleeps.count == 2)
     }
@@ -135,7 +138,7 @@ struct HTTPFetcherTests {
 
         #expect(error as? HTTPError == .gaveUp(.timedOut(url: url, after: .seconds(1)), attempts: 1, timeout: .seconds(1)))
         #expect("\(error!)" == "\(url.absoluteString): timed out after 1 s, 1 attempt")
-        #expect(took < .seconds(60))  // the server stalls 100 s: still bounded, with room for a loaded machine
+        #expect(took < .seconds(60)) // the server stalls 100 s: still bounded, with room for a loaded machine
         #expect(try await server.hits("/slow") == 1)
     }
 
@@ -216,13 +219,15 @@ struct RetryDecisionTests {
         let script = Script([.failure(.connectionFailed(url: url, reason: "refused"))])
         let recorder = SleepRecorder()
         let jitter = Script.Jitter([0, 1, 0.5])
-        let fetcher = HTTPFetcher(transport: script.transport, clock: recorder.clock(),
-                                  policy: RetryPolicy(maximumAttempts: 4, baseDelay: .seconds(1)),
-                                  random: { jitter.next() })
+        let fetcher = HTTPFetcher(
+            transport: script.transport, clock: recorder.clock(),
+            policy: RetryPolicy(maximumAttempts: 4, baseDelay: .seconds(1)),
+            random: { jitter.next() })
 
         let (error, _) = await failure { try await fetcher.fetch(HTTPRequest(url: url)) }
 
-        #expect(error as? HTTPError == .gaveUp(.connectionFailed(url: url, reason: "refused"), attempts: 4, timeout: .seconds(30)))
+        #expect(
+            error as? HTTPError == .gaveUp(.connectionFailed(url: url, reason: "refused"), attempts: 4, timeout: .seconds(30)))
         #expect(await script.attempts.value == 4)
         // Ceilings 1 s, 2 s, 4 s with jitter 0, 1 and 0.5.
         #expect(await recorder.sleeps == [.milliseconds(500), .seconds(2), .seconds(3)])
@@ -233,8 +238,9 @@ struct RetryDecisionTests {
     @Test func retriesStopAtTheRequestsTimeout() async throws {
         let script = Script([.failure(.connectionFailed(url: url, reason: "refused"))])
         let recorder = SleepRecorder()
-        let fetcher = HTTPFetcher(transport: script.transport, clock: recorder.clock(),
-                                  policy: RetryPolicy(maximumAttempts: 10, baseDelay: .seconds(1)), random: { 0 })
+        let fetcher = HTTPFetcher(
+            transport: script.transport, clock: recorder.clock(),
+            policy: RetryPolicy(maximumAttempts: 10, baseDelay: .seconds(1)), random: { 0 })
 
         let (error, _) = await failure { try await fetcher.fetch(HTTPRequest(url: url, timeout: .seconds(3))) }
 
@@ -322,7 +328,7 @@ struct RetryDecisionTests {
     }
 
     @Test func retryAfterParsing() {
-        let now = Date(timeIntervalSince1970: 1_445_412_450)  // Wed, 21 Oct 2015 07:27:30 GMT
+        let now = Date(timeIntervalSince1970: 1_445_412_450) // Wed, 21 Oct 2015 07:27:30 GMT
         #expect(HTTPFetcher.retryAfter("120", now: now) == .seconds(120))
         #expect(HTTPFetcher.retryAfter(" 0 ", now: now) == .zero)
         #expect(HTTPFetcher.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(30))
@@ -349,8 +355,9 @@ struct RetryDecisionTests {
 
     @Test func atLeastOneAttempt() async throws {
         let script = Script([.success(HTTPResponse(url: url, status: 200))])
-        let fetcher = HTTPFetcher(transport: script.transport, clock: SleepRecorder().clock(),
-                                  policy: RetryPolicy(maximumAttempts: 0))
+        let fetcher = HTTPFetcher(
+            transport: script.transport, clock: SleepRecorder().clock(),
+            policy: RetryPolicy(maximumAttempts: 0))
         #expect(try await fetcher.fetch(HTTPRequest(url: url)).status == 200)
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
 @testable import Store
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// `HTTPTransport.live` (URLSession) against feed_server.py on 127.0.0.1.
 @Suite(.timeLimit(.minutes(1)))
@@ -33,9 +35,10 @@ struct HTTPTransportTests {
         let server = try await FeedServer.start()
         defer { server.stop() }
 
-        let response = try await transport.send(HTTPRequest(
-            url: server.url("/headers-echo"),
-            headers: ["Authorization": "Bearer s3cret", "If-None-Match": "\"abc\""]))
+        let response = try await transport.send(
+            HTTPRequest(
+                url: server.url("/headers-echo"),
+                headers: ["Authorization": "Bearer s3cret", "If-None-Match": "\"abc\""]))
 
         let echoed = try JSONDecoder().decode([String: String].self, from: response.body)
         #expect(echoed["authorization"] == "Bearer s3cret")
@@ -74,8 +77,9 @@ struct HTTPTransportTests {
         #expect(second.status == 304)
         #expect(second.body.isEmpty)
 
-        let older = try await transport.send(HTTPRequest(
-            url: url, headers: ["If-Modified-Since": "Sat, 01 Jan 2000 00:00:00 GMT"]))
+        let older = try await transport.send(
+            HTTPRequest(
+                url: url, headers: ["If-Modified-Since": "Sat, 01 Jan 2000 00:00:00 GMT"]))
         #expect(older.status == 200)
         #expect(older.body == Data(feed.utf8))
     }
@@ -115,7 +119,7 @@ struct HTTPTransportTests {
 
         #expect(error as? HTTPError == .timedOut(url: url, after: .seconds(1)))
         #expect(took >= .milliseconds(900))
-        #expect(took < .seconds(60))  // the server stalls 100 s: still bounded, with room for a loaded machine
+        #expect(took < .seconds(60)) // the server stalls 100 s: still bounded, with room for a loaded machine
     }
 
     @Test func dribblingBodyIsBoundedAsAWhole() async throws {
@@ -177,7 +181,7 @@ struct HTTPTransportTests {
         let (error, _) = await failure { try await transport.send(HTTPRequest(url: url, maximumRedirects: 3)) }
 
         #expect(error as? HTTPError == .tooManyRedirects(url: url, limit: 3))
-        #expect(try await server.hits("/redirect-loop") == 4)  // the request and 3 redirects
+        #expect(try await server.hits("/redirect-loop") == 4) // the request and 3 redirects
     }
 
     @Test func redirectToAFileURLIsRefused() async throws {
@@ -203,12 +207,14 @@ struct HTTPTransportTests {
         defer { other.stop() }
         let headers = ["Authorization": "Bearer s3cret"]
 
-        let sameOrigin = try await transport.send(HTTPRequest(
-            url: server.url("/redirect-to/" + percentEncoded(server.url("/headers-echo").absoluteString)),
-            headers: headers))
-        let crossOrigin = try await transport.send(HTTPRequest(
-            url: server.url("/redirect-to/" + percentEncoded(other.url("/headers-echo").absoluteString)),
-            headers: headers))
+        let sameOrigin = try await transport.send(
+            HTTPRequest(
+                url: server.url("/redirect-to/" + percentEncoded(server.url("/headers-echo").absoluteString)),
+                headers: headers))
+        let crossOrigin = try await transport.send(
+            HTTPRequest(
+                url: server.url("/redirect-to/" + percentEncoded(other.url("/headers-echo").absoluteString)),
+                headers: headers))
 
         let kept = try JSONDecoder().decode([String: String].self, from: sameOrigin.body)
         let dropped = try JSONDecoder().decode([String: String].self, from: crossOrigin.body)
@@ -234,7 +240,7 @@ struct HTTPTransportTests {
         }
 
         #expect(error as? HTTPError == .tooLarge(url: url, limit: 1000))
-        #expect(took < .seconds(20))  // sending it all would take the paced server about 38 s
+        #expect(took < .seconds(20)) // sending it all would take the paced server about 38 s
         let sent = try #require(try await server.bigBytesSent())
         #expect(sent < size / 2)
     }
@@ -268,7 +274,7 @@ struct HTTPTransportTests {
         let (error, took) = await failure { try await task.value }
 
         #expect(error is CancellationError)
-        #expect(took < .seconds(60))  // the server would take 100 s
+        #expect(took < .seconds(60)) // the server would take 100 s
     }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Store
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Every request names the library and its version, the same version `storectl --version` prints.
 @Suite(.timeLimit(.minutes(1)))
@@ -17,7 +18,8 @@ struct UserAgentTests {
         #expect(echoed["user-agent"] == "Store/\(Store.version)")
 
         // A caller's own User-Agent wins.
-        let own = try await HTTPTransport.live.send(HTTPRequest(url: server.url("/headers-echo"), headers: ["User-Agent": "mine/1"]))
+        let own = try await HTTPTransport.live.send(
+            HTTPRequest(url: server.url("/headers-echo"), headers: ["User-Agent": "mine/1"]))
         #expect(try JSONDecoder().decode([String: String].self, from: own.body)["user-agent"] == "mine/1")
     }
 }

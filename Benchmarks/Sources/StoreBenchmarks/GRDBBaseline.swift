@@ -43,7 +43,9 @@ enum GRDBBaseline {
             let statement = try db.cachedStatement(
                 sql: "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)")
             for framework in frameworks {
-                try statement.execute(arguments: [framework.id, framework.name, framework.imageName, framework.urlString, framework.description])
+                try statement.execute(arguments: [
+                    framework.id, framework.name, framework.imageName, framework.urlString, framework.description,
+                ])
             }
         }
     }
@@ -55,7 +57,8 @@ enum GRDBBaseline {
     static func fetchRowCursor(_ pool: DatabasePool) throws -> [Framework] {
         try pool.read { db in
             var frameworks: [Framework] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, name, image_name, url_string, description FROM frameworks ORDER BY id")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, name, image_name, url_string, description FROM frameworks ORDER BY id")
             while let row = try rows.next() {
                 frameworks.append(Framework(id: row[0], name: row[1], imageName: row[2], urlString: row[3], description: row[4]))
             }

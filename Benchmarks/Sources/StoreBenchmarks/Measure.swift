@@ -5,7 +5,8 @@ import StoreTestSupport
 /// of each...), each after a fresh `setup` for that contender (not timed): a load that comes
 /// and goes during the measurement weighs on every contender alike.
 func interleavedMedianSeconds(
-    runs: Int, contenders: Int, setup: (_ contender: Int) async throws -> Void = { _ in }, _ body: (_ contender: Int) async throws -> Void
+    runs: Int, contenders: Int, setup: (_ contender: Int) async throws -> Void = { _ in },
+    _ body: (_ contender: Int) async throws -> Void
 ) async rethrows -> [Double] {
     var times = Array(repeating: [Double](), count: contenders)
     for _ in 0..<runs {
@@ -40,9 +41,11 @@ final class Scratch {
 /// (with the end of its stderr) if it fails.
 @discardableResult
 func runProcess(_ executable: String, _ arguments: [String], stdin: String? = nil) async throws -> String {
-    let outcome = try await ProcessRunner.run(executable, arguments, stdin: stdin.map { Data($0.utf8) }, timeLimit: .seconds(3 * 3600))
+    let outcome = try await ProcessRunner.run(
+        executable, arguments, stdin: stdin.map { Data($0.utf8) }, timeLimit: .seconds(3 * 3600))
     guard outcome.succeeded else {
-        throw BenchmarkError("\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr.suffix(2000))")
+        throw BenchmarkError(
+            "\(executable) \(arguments.joined(separator: " ")) exited \(outcome.status): \(outcome.stderr.suffix(2000))")
     }
     return outcome.stdout
 }

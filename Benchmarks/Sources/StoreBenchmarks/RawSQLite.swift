@@ -43,16 +43,18 @@ enum RawSQLite {
 
     /// The store's default durability as SQLite's `synchronous` (FULL under `.full`): every
     /// baseline (raw C, the sqlite3 CLI, GRDB) runs with it, so each comparison is like for like.
-    static let storeSynchronous: String = switch Store.Configuration().durability {
-    case .normal: "NORMAL"
-    case .full: "FULL"
-    }
+    static let storeSynchronous: String =
+        switch Store.Configuration().durability {
+        case .normal: "NORMAL"
+        case .full: "FULL"
+        }
 
     /// Opens a connection with the settings of the store under its default durability: WAL,
     /// synchronous as `storeSynchronous`.
     static func open(_ path: String) throws -> OpaquePointer {
         var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK, let db
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            let db
         else { throw BenchmarkError("cannot open \(path)") }
         try exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = \(storeSynchronous); PRAGMA foreign_keys = ON;" + schema)
         return db
@@ -76,7 +78,9 @@ enum RawSQLite {
     /// One prepared INSERT, one transaction.
     static func insert(_ frameworks: [Framework], into db: OpaquePointer, transactionPerRow: Bool = false) throws {
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)", -1, &statement, nil)
+        sqlite3_prepare_v2(
+            db, "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)", -1, &statement,
+            nil)
         defer { sqlite3_finalize(statement) }
         if !transactionPerRow { try exec(db, "BEGIN IMMEDIATE") }
         for framework in frameworks {
@@ -95,19 +99,23 @@ enum RawSQLite {
 
     private static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
         let pointer = sqlite3_column_text(statement, column)!
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
     }
 
     /// Every row into structs, in a read transaction.
     static func fetchAll(_ db: OpaquePointer) throws -> [Framework] {
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT id, name, image_name, url_string, description FROM frameworks ORDER BY id", -1, &statement, nil)
+        sqlite3_prepare_v2(
+            db, "SELECT id, name, image_name, url_string, description FROM frameworks ORDER BY id", -1, &statement, nil)
         defer { sqlite3_finalize(statement) }
         try exec(db, "BEGIN")
         var frameworks: [Framework] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            frameworks.append(Framework(id: text(statement!, 0), name: text(statement!, 1), imageName: text(statement!, 2),
-                                        urlString: text(statement!, 3), description: text(statement!, 4)))
+            frameworks.append(
+                Framework(
+                    id: text(statement!, 0), name: text(statement!, 1), imageName: text(statement!, 2),
+                    urlString: text(statement!, 3), description: text(statement!, 4)))
         }
         try exec(db, "COMMIT")
         return frameworks

@@ -9,7 +9,9 @@ func makeFrameworks(_ count: Int, from start: Int = 0) -> [Framework] {
         return Framework(
             id: id, name: "Framework \(index)", imageName: "framework-\(index)",
             urlString: "https://developer.apple.com/documentation/\(id)",
-            description: "Framework \(index) lets apps do one thing well: it is fast, safe, documented, tested and a pleasure to use in every kind of app.")
+            description:
+                "Framework \(index) lets apps do one thing well: it is fast, safe, documented, tested and a pleasure to use in every kind of app."
+        )
     }
 }
 
@@ -55,8 +57,10 @@ func makeOrdersAndEvents(_ count: Int) -> (orders: [Order], events: [Event]) {
         let number = String(index)
         let id = "order-" + String(repeating: "0", count: max(0, 7 - number.count)) + number
         let items = (0..<(index % 4 + 1)).map { position in
-            OrderItem(itemName: "Item \(index)-\(position) from the usual aisle", price: Money(minorUnits: Int64(99 + (index * 7 + position * 13) % 10_000)),
-                      aisle: (index + position) % 40, quantity: position % 3 + 1)
+            OrderItem(
+                itemName: "Item \(index)-\(position) from the usual aisle",
+                price: Money(minorUnits: Int64(99 + (index * 7 + position * 13) % 10_000)),
+                aisle: (index + position) % 40, quantity: position % 3 + 1)
         }
         return Order(id: id, placedAt: Date(timeIntervalSince1970: base + Double(index) * 61.125), items: items)
     }
@@ -64,8 +68,9 @@ func makeOrdersAndEvents(_ count: Int) -> (orders: [Order], events: [Event]) {
         let number = String(index)
         let id = "event-" + String(repeating: "0", count: max(0, 7 - number.count)) + number
         let date = CalendarDate(String(format: "20%02d-%02d-%02d", 20 + index % 10, index % 12 + 1, index % 28 + 1))!
-        return Event(id: id, title: "Event \(index): a meeting about the roadmap", date: date,
-                     notes: index % 3 == 0 ? nil : "Room \(index % 50), bring the notes from last time")
+        return Event(
+            id: id, title: "Event \(index): a meeting about the roadmap", date: date,
+            notes: index % 3 == 0 ? nil : "Room \(index % 50), bring the notes from last time")
     }
     return (orders, events)
 }
@@ -101,8 +106,10 @@ struct Result {
     let met: Bool
 
     var json: [String: Any] {
-        ["workload": id, "title": workload, "ours": ours, "baseline": baseline,
-         "ratio": ratioValue.isFinite ? ratioValue as Any : NSNull(), "ratioText": ratio, "target": target, "met": met]
+        [
+            "workload": id, "title": workload, "ours": ours, "baseline": baseline,
+            "ratio": ratioValue.isFinite ? ratioValue as Any : NSNull(), "ratioText": ratio, "target": target, "met": met,
+        ]
     }
 }
 

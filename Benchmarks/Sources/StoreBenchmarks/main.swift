@@ -39,7 +39,8 @@ struct Options {
             case "--runs": runs = max(1, Int(try value()) ?? runs)
             case "--storectl": storectl = try value()
             case "--memory": memory = true
-            case "--only": only = try value().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case "--only":
+                only = try value().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             case "--json": json = try value()
             case "--profile-writes": profileWrites = try value()
             default: throw BenchmarkError("unknown argument \(argument)")
@@ -75,7 +76,8 @@ if wanted("insert") {
     let file = "insert.sqlite"
     // In turns (raw C, ours, GRDB statement, GRDB Codable, then again): a load that comes and
     // goes on this shared machine weighs on every contender alike.
-    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4, setup: { _ in scratch.remove(file) }) { contender in
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4, setup: { _ in scratch.remove(file) }) {
+        contender in
         switch contender {
         case 0:
             let db = try RawSQLite.open(scratch.path(file))
@@ -90,9 +92,11 @@ if wanted("insert") {
         }
     }
     let (raw, ours, grdbStatement, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
-    results.append(Result(id: "insert", workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
-                          baseline: "raw C \(ms(raw)); GRDB statement \(ratio(grdbStatement, raw)), Codable \(ratio(grdbCodable, raw))",
-                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.1x raw C", met: ours / raw <= 1.1))
+    results.append(
+        Result(
+            id: "insert", workload: "insert \(n) frameworks, one write", ours: "\(ms(ours)) (\(rate(n, ours)))",
+            baseline: "raw C \(ms(raw)); GRDB statement \(ratio(grdbStatement, raw)), Codable \(ratio(grdbCodable, raw))",
+            ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.1x raw C", met: ours / raw <= 1.1))
 }
 
 // MARK: fetch all N frameworks into structs
@@ -111,20 +115,23 @@ if wanted("fetch") {
     let store = try await Store.open(at: scratch.path(file))
     let pool = try GRDBBaseline.open(scratch.path(file))
     let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4) { contender in
-        let count = switch contender {
-        case 0: try RawSQLite.fetchAll(db).count
-        case 1: try await store.frameworks.fetchAll().count
-        case 2: try GRDBBaseline.fetchRowCursor(pool).count
-        default: try GRDBBaseline.fetchAllCodable(pool).count
-        }
+        let count =
+            switch contender {
+            case 0: try RawSQLite.fetchAll(db).count
+            case 1: try await store.frameworks.fetchAll().count
+            case 2: try GRDBBaseline.fetchRowCursor(pool).count
+            default: try GRDBBaseline.fetchAllCodable(pool).count
+            }
         precondition(count == n)
     }
     _ = GRDBSQLiteClose(db)
     await store.close()
     let (raw, ours, grdbCursor, grdbCodable) = (timings[0], timings[1], timings[2], timings[3])
-    results.append(Result(id: "fetch", workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
-                          baseline: "raw C \(ms(raw)); GRDB Row cursor \(ratio(grdbCursor, raw)), Codable fetchAll \(ratio(grdbCodable, raw))",
-                          ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.0x raw C", met: ours / raw <= 1.0))
+    results.append(
+        Result(
+            id: "fetch", workload: "fetch \(n) frameworks into structs", ours: "\(ms(ours)) (\(rate(n, ours)))",
+            baseline: "raw C \(ms(raw)); GRDB Row cursor \(ratio(grdbCursor, raw)), Codable fetchAll \(ratio(grdbCodable, raw))",
+            ratio: ratio(ours, raw), ratioValue: ours / raw, target: "<= 1.0x raw C", met: ours / raw <= 1.0))
 }
 
 // MARK: whole-process sync vs the sqlite3 CLI's JSON1 import
@@ -147,7 +154,9 @@ if wanted("sync-empty") || wanted("sync-half"), let storectl = options.storectl,
     try writeFeed(Array(frameworks.prefix(n / 2)), to: half)
     let feedMiB = Double((try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 0) / 1_048_576
     let script = cliImportScript(feed: feed)
-    for (id, label, prefill) in [("sync-empty", "empty store", nil), ("sync-half", "store holding half the ids", half)] as [(String, String, String?)] {
+    for (id, label, prefill) in [("sync-empty", "empty store", nil), ("sync-half", "store holding half the ids", half)]
+        as [(String, String, String?)]
+    {
         guard wanted(id) else { continue }
         log("sync \(n) records into \(label)")
         let seed = scratch.path("seed.sqlite"), seedCLI = scratch.path("seed-cli.sqlite")
@@ -162,8 +171,10 @@ if wanted("sync-empty") || wanted("sync-half"), let storectl = options.storectl,
         }
         let target = scratch.path("target.sqlite")
         // In turns, each run on a fresh copy of its seed (a closed store: storectl leaves no WAL).
-        let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2,
-                                                         setup: { try copy($0 == 0 ? seedCLI : seed, target) }) { contender in
+        let timings = try await interleavedMedianSeconds(
+            runs: options.runs, contenders: 2,
+            setup: { try copy($0 == 0 ? seedCLI : seed, target) }
+        ) { contender in
             if contender == 0 {
                 try await runProcess(sqlite3, [target], stdin: script)
             } else {
@@ -172,9 +183,11 @@ if wanted("sync-empty") || wanted("sync-half"), let storectl = options.storectl,
             }
         }
         let (cli, ours) = (timings[0], timings[1])
-        results.append(Result(id: id, workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
-                              ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
-                              target: "<= 1.0x CLI", met: ours / cli <= 1.0))
+        results.append(
+            Result(
+                id: id, workload: "storectl sync \(n) records (\(String(format: "%.1f", feedMiB)) MiB) into \(label)",
+                ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
+                target: "<= 1.0x CLI", met: ours / cli <= 1.0))
     }
 }
 
@@ -213,8 +226,10 @@ if wanted("sync-orders-events"), let storectl = options.storectl, let sqlite3 = 
     let feedMiB = Double((try FileManager.default.attributesOfItem(atPath: feed)[.size] as? Int) ?? 0) / 1_048_576
     let script = cliOrdersEventsScript(feed: feed)
     let target = scratch.path("orders-events.sqlite")
-    let timings = try await interleavedMedianSeconds(runs: max(options.runs, 5), contenders: 2,
-                                                     setup: { _ in scratch.remove("orders-events.sqlite") }) { contender in
+    let timings = try await interleavedMedianSeconds(
+        runs: max(options.runs, 5), contenders: 2,
+        setup: { _ in scratch.remove("orders-events.sqlite") }
+    ) { contender in
         if contender == 0 {
             try await runProcess(sqlite3, [target], stdin: script)
         } else {
@@ -222,14 +237,22 @@ if wanted("sync-orders-events"), let storectl = options.storectl, let sqlite3 = 
         }
     }
     // Both imported the same rows (the last run's CLI file is gone; check the store's).
-    let counted = try await runProcess(sqlite3, [target, "SELECT (SELECT count(*) FROM orders) || ' ' || (SELECT count(*) FROM order_items) || ' ' || (SELECT count(*) FROM events)"])
-    precondition(counted.trimmingCharacters(in: .whitespacesAndNewlines) == "\(count) \(itemCount) \(count)", "imported \(counted)")
+    let counted = try await runProcess(
+        sqlite3,
+        [
+            target,
+            "SELECT (SELECT count(*) FROM orders) || ' ' || (SELECT count(*) FROM order_items) || ' ' || (SELECT count(*) FROM events)",
+        ])
+    precondition(
+        counted.trimmingCharacters(in: .whitespacesAndNewlines) == "\(count) \(itemCount) \(count)", "imported \(counted)")
     let (cli, ours) = (timings[0], timings[1])
-    results.append(Result(
-        id: "sync-orders-events",
-        workload: "storectl sync \(count) orders (\(itemCount) items) + \(count) events (\(String(format: "%.1f", feedMiB)) MiB) into an empty store",
-        ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
-        target: "<= 1.0x CLI", met: ours / cli <= 1.0))
+    results.append(
+        Result(
+            id: "sync-orders-events",
+            workload:
+                "storectl sync \(count) orders (\(itemCount) items) + \(count) events (\(String(format: "%.1f", feedMiB)) MiB) into an empty store",
+            ours: ms(ours), baseline: "sqlite3 CLI JSON1 \(ms(cli))", ratio: ratio(ours, cli), ratioValue: ours / cli,
+            target: "<= 1.0x CLI", met: ours / cli <= 1.0))
 }
 
 // MARK: concurrent small writes
@@ -252,7 +275,11 @@ func concurrentWrites(
         for task in 0..<tasks {
             group.addTask {
                 for index in 0..<perTask {
-                    if empty { try await store.write { _ in } } else { try await store.frameworks.insert(records[task * perTask + index]) }
+                    if empty {
+                        try await store.write { _ in }
+                    } else {
+                        try await store.frameworks.insert(records[task * perTask + index])
+                    }
                 }
             }
         }
@@ -271,21 +298,23 @@ func concurrentWrites(
 let groupCommitDefault = Store.Configuration().maximumWritesPerTransaction
 
 if let mode = options.profileWrites {
-    let (cap, empty, durability): (Int, Bool, Store.Durability) = switch mode {
-    case "grouped": (groupCommitDefault, false, .normal)
-    case "unbatched": (1, false, .normal)
-    case "empty": (groupCommitDefault, true, .normal)
-    case "grouped-full": (groupCommitDefault, false, .full)
-    case "unbatched-full": (1, false, .full)
-    default: throw BenchmarkError("--profile-writes takes grouped, unbatched, empty, grouped-full or unbatched-full")
-    }
+    let (cap, empty, durability): (Int, Bool, Store.Durability) =
+        switch mode {
+        case "grouped": (groupCommitDefault, false, .normal)
+        case "unbatched": (1, false, .normal)
+        case "empty": (groupCommitDefault, true, .normal)
+        case "grouped-full": (groupCommitDefault, false, .full)
+        case "unbatched-full": (1, false, .full)
+        default: throw BenchmarkError("--profile-writes takes grouped, unbatched, empty, grouped-full or unbatched-full")
+        }
     let tasks = 8, perTask = durability == .full ? min(500, max(1, n / 10)) : max(1, n / 10), total = tasks * perTask
     let records = makeFrameworks(total, from: 10_000_000)
     for _ in 0..<options.runs {
         scratch.remove("small.sqlite")
         let start = ContinuousClock.now
-        let transactions = try await concurrentWrites(records, tasks: tasks, at: scratch.path("small.sqlite"), durability: durability,
-                                                      maximumWritesPerTransaction: cap, empty: empty)
+        let transactions = try await concurrentWrites(
+            records, tasks: tasks, at: scratch.path("small.sqlite"), durability: durability,
+            maximumWritesPerTransaction: cap, empty: empty)
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         let batching = empty ? "" : String(format: ", %.1f writes/transaction", Double(total) / Double(max(1, transactions)))
         print(String(format: "%@: %.1f µs/write", mode, seconds * 1e6 / Double(total)) + batching)
@@ -303,16 +332,21 @@ if wanted("concurrent-writes") {
     let file = "small.sqlite"
     var transactions: [Int] = []
     // Interleaved run by run, so a load that comes and goes on a shared machine weighs on all four.
-    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4, setup: { _ in scratch.remove(file) }) { contender in
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 4, setup: { _ in scratch.remove(file) }) {
+        contender in
         switch contender {
         case 0:
-            transactions.append(try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .normal,
-                                                           maximumWritesPerTransaction: groupCommitDefault))
+            transactions.append(
+                try await concurrentWrites(
+                    records, tasks: tasks, at: scratch.path(file), durability: .normal,
+                    maximumWritesPerTransaction: groupCommitDefault))
         case 1:
-            _ = try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .normal, maximumWritesPerTransaction: 1)
+            _ = try await concurrentWrites(
+                records, tasks: tasks, at: scratch.path(file), durability: .normal, maximumWritesPerTransaction: 1)
         case 3:
-            _ = try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .normal,
-                                           maximumWritesPerTransaction: groupCommitDefault, empty: true)
+            _ = try await concurrentWrites(
+                records, tasks: tasks, at: scratch.path(file), durability: .normal,
+                maximumWritesPerTransaction: groupCommitDefault, empty: true)
         default:
             let db = try RawSQLite.open(scratch.path(file))
             try RawSQLite.insert(records, into: db, transactionPerRow: true)
@@ -321,15 +355,19 @@ if wanted("concurrent-writes") {
     }
     let (ours, unbatched, raw, handOff) = (timings[0], timings[1], timings[2], timings[3])
     let perTransaction = Double(total) / Double(transactions.sorted()[transactions.count / 2])
-    results.append(Result(
-        id: "concurrent-writes",
-        workload: "\(tasks) tasks x \(perTask) single-record writes (durability normal)",
-        ours: "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
-        baseline: "target's baseline: the same tasks and API without group commit (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write; "
-            + "raw C, one thread, one transaction per row \(rate(total, raw)); "
-            + "floor: the same tasks writing nothing (caller-writer hand-off) \(microseconds(handOff, per: total))/write",
-        ratio: String(format: "%.1fx vs no group commit; %.1fx vs raw C", unbatched / ours, raw / ours), ratioValue: unbatched / ours,
-        target: ">= 3x throughput vs no group commit", met: unbatched / ours >= 3))
+    results.append(
+        Result(
+            id: "concurrent-writes",
+            workload: "\(tasks) tasks x \(perTask) single-record writes (durability normal)",
+            ours:
+                "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
+            baseline:
+                "target's baseline: the same tasks and API without group commit (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write; "
+                + "raw C, one thread, one transaction per row \(rate(total, raw)); "
+                + "floor: the same tasks writing nothing (caller-writer hand-off) \(microseconds(handOff, per: total))/write",
+            ratio: String(format: "%.1fx vs no group commit; %.1fx vs raw C", unbatched / ours, raw / ours),
+            ratioValue: unbatched / ours,
+            target: ">= 3x throughput vs no group commit", met: unbatched / ours >= 3))
 }
 
 // Under .full every commit syncs the WAL (an fdatasync, most of a millisecond here): group commit
@@ -341,20 +379,26 @@ if wanted("concurrent-writes-full") {
     let records = makeFrameworks(total, from: 20_000_000)
     let file = "small-full.sqlite"
     var transactions: [Int] = []
-    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2, setup: { _ in scratch.remove(file) }) { contender in
+    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2, setup: { _ in scratch.remove(file) }) {
+        contender in
         let cap = contender == 0 ? groupCommitDefault : 1
-        let taken = try await concurrentWrites(records, tasks: tasks, at: scratch.path(file), durability: .full, maximumWritesPerTransaction: cap)
+        let taken = try await concurrentWrites(
+            records, tasks: tasks, at: scratch.path(file), durability: .full, maximumWritesPerTransaction: cap)
         if contender == 0 { transactions.append(taken) }
     }
     let (ours, unbatched) = (timings[0], timings[1])
     let perTransaction = Double(total) / Double(transactions.sorted()[transactions.count / 2])
-    results.append(Result(
-        id: "concurrent-writes-full",
-        workload: "\(tasks) tasks x \(perTask) single-record writes (durability full)",
-        ours: "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
-        baseline: "the same tasks and API under full, one transaction per write (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write",
-        ratio: String(format: "%.1fx throughput vs one transaction per write", unbatched / ours), ratioValue: unbatched / ours,
-        target: ">= 5x throughput vs one transaction per write", met: unbatched / ours >= 5))
+    results.append(
+        Result(
+            id: "concurrent-writes-full",
+            workload: "\(tasks) tasks x \(perTask) single-record writes (durability full)",
+            ours:
+                "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
+            baseline:
+                "the same tasks and API under full, one transaction per write (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write",
+            ratio: String(format: "%.1fx throughput vs one transaction per write", unbatched / ours),
+            ratioValue: unbatched / ours,
+            target: ">= 5x throughput vs one transaction per write", met: unbatched / ours >= 5))
 }
 
 // MARK: concurrent image requests
@@ -366,7 +410,8 @@ if wanted("images") {
     configuration.transport = HTTPTransport { request in
         await downloads.increment()
         try await Task.sleep(for: .milliseconds(5))
-        return HTTPResponse(url: request.url, status: 200, headers: ["Content-Type": "image/png"], body: Data(repeating: 7, count: 4096))
+        return HTTPResponse(
+            url: request.url, status: 200, headers: ["Content-Type": "image/png"], body: Data(repeating: 7, count: 4096))
     }
     scratch.remove("images.sqlite")
     let store = try await Store.open(at: scratch.path("images.sqlite"), configuration: configuration)
@@ -379,9 +424,11 @@ if wanted("images") {
     }
     let elapsed = ContinuousClock.now - start
     let count = await downloads.value
-    results.append(Result(id: "images", workload: "1,000 concurrent image requests for 100 URLs", ours: "\(count) downloads in \(elapsed)",
-                          baseline: "100 distinct URLs", ratio: "\(count)/100", ratioValue: Double(count) / 100,
-                          target: "exactly 100 downloads", met: count == 100))
+    results.append(
+        Result(
+            id: "images", workload: "1,000 concurrent image requests for 100 URLs", ours: "\(count) downloads in \(elapsed)",
+            baseline: "100 distinct URLs", ratio: "\(count)/100", ratioValue: Double(count) / 100,
+            target: "exactly 100 downloads", met: count == 100))
     await store.close()
 }
 
@@ -407,15 +454,21 @@ if wanted("observation-latency"), let storectl = options.storectl {
         return arrivals
     }
     for index in 0..<commits {
-        try await runProcess(storectl, ["frameworks", "add", "--db", path, "--id", "observed-\(index)", "--name", "Observed",
-                                        "--image-name", "observed", "--url", "https://example.com/o", "--description", "d"])
+        try await runProcess(
+            storectl,
+            [
+                "frameworks", "add", "--db", path, "--id", "observed-\(index)", "--name", "Observed",
+                "--image-name", "observed", "--url", "https://example.com/o", "--description", "d",
+            ])
     }
     let arrivals = await collector.value
     let parser = ISO8601DateFormatter()
     parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     var latencies: [Double] = []
     for (transaction, arrival) in arrivals {
-        let row = try await store.read { try $0.fetchOne("SELECT committed_at FROM change_log WHERE tx = ?", [.integer(transaction)]) }
+        let row = try await store.read {
+            try $0.fetchOne("SELECT committed_at FROM change_log WHERE tx = ?", [.integer(transaction)])
+        }
         guard let text = row?[0].textValue, let committed = parser.date(from: text) else { continue }
         latencies.append(arrival.timeIntervalSince(committed))
     }
@@ -423,11 +476,12 @@ if wanted("observation-latency"), let storectl = options.storectl {
     latencies.sort()
     let median = latencies.isEmpty ? .infinity : latencies[latencies.count / 2]
     let worst = latencies.last ?? .infinity
-    results.append(Result(
-        id: "observation-latency", workload: "observation latency: \(commits) commits by other storectl processes",
-        ours: "median \(ms(median)), max \(ms(worst)) (\(latencies.count)/\(commits) seen)",
-        baseline: "poll interval 100 ms", ratio: String(format: "%.2fx", worst / 1.0), ratioValue: worst / 1.0,
-        target: "every commit seen, each within 1 s of its commit", met: latencies.count == commits && worst <= 1.0))
+    results.append(
+        Result(
+            id: "observation-latency", workload: "observation latency: \(commits) commits by other storectl processes",
+            ours: "median \(ms(median)), max \(ms(worst)) (\(latencies.count)/\(commits) seen)",
+            baseline: "poll interval 100 ms", ratio: String(format: "%.2fx", worst / 1.0), ratioValue: worst / 1.0,
+            target: "every commit seen, each within 1 s of its commit", met: latencies.count == commits && worst <= 1.0))
 }
 
 // MARK: peak memory of large syncs and a large export
@@ -435,7 +489,8 @@ if wanted("observation-latency"), let storectl = options.storectl {
 /// Runs a program and returns its peak resident set in bytes, as the OS counts it
 /// (getrusage's ru_maxrss of the child, through python3).
 func peakRSS(_ python: String, _ arguments: [String]) async throws -> Int {
-    let measure = "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    let measure =
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     let kilobytes = try await runProcess(python, ["-c", measure] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)
     return (Int(kilobytes) ?? 0) * 1024
 }
@@ -443,7 +498,8 @@ func peakRSS(_ python: String, _ arguments: [String]) async throws -> Int {
 func megabytes(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1e6) }
 
 if let storectl = options.storectl, let python = which("python3"),
-   wanted("sync-memory-1m") || wanted("export-memory-1m") || wanted("sync-memory-3m") {
+    wanted("sync-memory-1m") || wanted("export-memory-1m") || wanted("sync-memory-3m")
+{
     let limit = 256 * 1024 * 1024, exportLimit = 128 * 1024 * 1024
     for (id, records) in [("sync-memory-1m", 1_000_000), ("sync-memory-3m", 3_000_000)] {
         let exportsToo = records == 1_000_000 && wanted("export-memory-1m")
@@ -457,22 +513,27 @@ if let storectl = options.storectl, let python = which("python3"),
         let peak = try await peakRSS(python, [storectl, "sync", feed, "--db", store, "--quiet", "--max-bytes", "4GiB"])
         scratch.remove("large.json")
         if wanted(id) {
-            results.append(Result(
-                id: id, workload: "peak memory, storectl sync of \(records) records (\(megabytes(size)) feed)",
-                ours: megabytes(peak) + String(format: " (%.2fx feed)", Double(peak) / Double(size)),
-                baseline: "limit 256 MiB, whatever the feed's size", ratio: String(format: "%.2fx limit", Double(peak) / Double(limit)),
-                ratioValue: Double(peak) / Double(limit), target: "< 256 MiB", met: peak < limit))
+            results.append(
+                Result(
+                    id: id, workload: "peak memory, storectl sync of \(records) records (\(megabytes(size)) feed)",
+                    ours: megabytes(peak) + String(format: " (%.2fx feed)", Double(peak) / Double(size)),
+                    baseline: "limit 256 MiB, whatever the feed's size",
+                    ratio: String(format: "%.2fx limit", Double(peak) / Double(limit)),
+                    ratioValue: Double(peak) / Double(limit), target: "< 256 MiB", met: peak < limit))
         }
         if exportsToo {
             let out = scratch.path("export.json")
             let exported = try await peakRSS(python, [storectl, "export", "--db", store, "--out", out])
             let exportSize = (try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 1
             scratch.remove("export.json")
-            results.append(Result(
-                id: "export-memory-1m", workload: "peak memory, storectl export of \(records) records (\(megabytes(exportSize)) written)",
-                ours: megabytes(exported) + String(format: " (%.2fx output)", Double(exported) / Double(exportSize)),
-                baseline: "limit 128 MiB, whatever the store's size", ratio: String(format: "%.2fx limit", Double(exported) / Double(exportLimit)),
-                ratioValue: Double(exported) / Double(exportLimit), target: "< 128 MiB", met: exported < exportLimit))
+            results.append(
+                Result(
+                    id: "export-memory-1m",
+                    workload: "peak memory, storectl export of \(records) records (\(megabytes(exportSize)) written)",
+                    ours: megabytes(exported) + String(format: " (%.2fx output)", Double(exported) / Double(exportSize)),
+                    baseline: "limit 128 MiB, whatever the store's size",
+                    ratio: String(format: "%.2fx limit", Double(exported) / Double(exportLimit)),
+                    ratioValue: Double(exported) / Double(exportLimit), target: "< 128 MiB", met: exported < exportLimit))
         }
         scratch.remove("large.sqlite")
     }
@@ -495,25 +556,33 @@ if wanted("incremental-sync"), let storectl = options.storectl {
     try await runProcess(storectl, ["sync", manifestPath, "--db", before, "--quiet", "--policy", "prefer-remote"])
     try await runProcess(storectl, ["frameworks", "update", frameworks[n / 2].id, "--name", "Changed once", "--db", source])
     try await runProcess(storectl, ["publish", folder, "--db", source])
-    let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any] ?? [:]
+    let manifest =
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any] ?? [:]
     let snapshotFiles = ((manifest["snapshot"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
     let segments = (manifest["segments"] as? [[String: Any]]) ?? []
     let manifestBytes = fileSize(manifestPath)
     let fullBytes = manifestBytes + (snapshotFiles + segments).reduce(0) { $0 + (($1["size"] as? Int) ?? 0) }
-    let incrementalBytes = manifestBytes + segments.filter { (($0["to"] as? Int) ?? 0) > 1 }.reduce(0) { $0 + (($1["size"] as? Int) ?? 0) }
-    let timings = try await interleavedMedianSeconds(runs: options.runs, contenders: 2, setup: { contender in
-        scratch.remove("incremental-target.sqlite")
-        if contender == 1 { try FileManager.default.copyItem(atPath: before, toPath: target) }
-    }) { _ in
-        try await runProcess(storectl, ["sync", manifestPath, "--db", target, "--quiet", "--policy", "prefer-remote", "--max-bytes", "4GiB"])
+    let incrementalBytes =
+        manifestBytes + segments.filter { (($0["to"] as? Int) ?? 0) > 1 }.reduce(0) { $0 + (($1["size"] as? Int) ?? 0) }
+    let timings = try await interleavedMedianSeconds(
+        runs: options.runs, contenders: 2,
+        setup: { contender in
+            scratch.remove("incremental-target.sqlite")
+            if contender == 1 { try FileManager.default.copyItem(atPath: before, toPath: target) }
+        }
+    ) { _ in
+        try await runProcess(
+            storectl, ["sync", manifestPath, "--db", target, "--quiet", "--policy", "prefer-remote", "--max-bytes", "4GiB"])
     }
     let (full, incremental) = (timings[0], timings[1])
     func kib(_ bytes: Int) -> String { String(format: "%.1f KiB", Double(bytes) / 1024) }
-    results.append(Result(id: "incremental-sync", workload: "sync after a one-record change, \(n)-record published feed",
-                          ours: "\(ms(incremental)), \(kib(incrementalBytes)) moved",
-                          baseline: "full sync of the same feed \(ms(full)), \(kib(fullBytes)) moved",
-                          ratio: ratio(incremental, full), ratioValue: incremental / full, target: "<= 0.1x full sync",
-                          met: incremental / full <= 0.1))
+    results.append(
+        Result(
+            id: "incremental-sync", workload: "sync after a one-record change, \(n)-record published feed",
+            ours: "\(ms(incremental)), \(kib(incrementalBytes)) moved",
+            baseline: "full sync of the same feed \(ms(full)), \(kib(fullBytes)) moved",
+            ratio: ratio(incremental, full), ratioValue: incremental / full, target: "<= 0.1x full sync",
+            met: incremental / full <= 0.1))
 }
 
 // MARK: report
@@ -524,16 +593,21 @@ actor Counter {
 }
 
 let date = Date().formatted(.iso8601)
-print("Store benchmarks, \(date), N = \(n), median of \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(sqliteVersion())")
+print(
+    "Store benchmarks, \(date), N = \(n), median of \(options.runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores, SQLite \(sqliteVersion())"
+)
 print("")
 scratch.removeAll()
 print("| workload | ours | baseline(s) | ratio | target | met |")
 print("|---|---|---|---|---|---|")
 for result in results {
-    print("| \(result.workload) | \(result.ours) | \(result.baseline) | \(result.ratio) | \(result.target) | \(result.met ? "yes" : "NO") |")
+    print(
+        "| \(result.workload) | \(result.ours) | \(result.baseline) | \(result.ratio) | \(result.target) | \(result.met ? "yes" : "NO") |"
+    )
 }
 if let json = options.json {
-    let data = try JSONSerialization.data(withJSONObject: results.map(\.json), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    let data = try JSONSerialization.data(
+        withJSONObject: results.map(\.json), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: json))
     log("wrote \(results.count) results to \(json)")
 }

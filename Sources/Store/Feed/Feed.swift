@@ -57,7 +57,9 @@ public struct FeedTombstones: Sendable, Equatable {
 
     public init() {}
 
-    public var count: Int { frameworks.count + orders.count + events.count + images.count + appKinds.values.map(\.count).reduce(0, +) }
+    public var count: Int {
+        frameworks.count + orders.count + events.count + images.count + appKinds.values.map(\.count).reduce(0, +)
+    }
 
     subscript(kind: RecordKind) -> [String] {
         get {
@@ -86,9 +88,11 @@ extension Feed {
     /// makes as it applies records, whose failure rolls a sync back. Throws
     /// `FeedValidationError` listing every problem, each named with `source` and its JSON path.
     /// Records of `recordTypes` (an app's kinds) are read too, into `appRecords`.
-    public static func decode(_ data: Data, source: String = "feed",
-                              pageURL: URL = URL(string: "https://feed.invalid/feed.json")!,
-                              recordTypes: [any StoreRecord.Type] = []) throws -> Feed {
+    public static func decode(
+        _ data: Data, source: String = "feed",
+        pageURL: URL = URL(string: "https://feed.invalid/feed.json")!,
+        recordTypes: [any StoreRecord.Type] = []
+    ) throws -> Feed {
         var validator = FeedValidator(recordTypes: recordTypes)
         var collector = FeedCollector()
         try validator.add(data, source: source, pageURL: pageURL, into: &collector)

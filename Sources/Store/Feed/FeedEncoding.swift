@@ -37,8 +37,10 @@ extension Order {
 
 extension Event {
     package var jsonValue: JSONValue {
-        var members = [JSONMember("id", .string(id)), JSONMember("title", .string(title)),
-                       JSONMember("date", .string(date.description))]
+        var members = [
+            JSONMember("id", .string(id)), JSONMember("title", .string(title)),
+            JSONMember("date", .string(date.description)),
+        ]
         if let notes { members.append(JSONMember("notes", .string(notes))) }
         return .object(members)
     }

@@ -25,9 +25,13 @@ extension Store {
         return try await read { db in
             var pages: [FeedPageFile] = []
             var sink = ByteSink()
-            try Self.writeFeed(db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
-                               startPage: { _ in sink = ByteSink(); return sink },
-                               endPage: { name in pages.append(FeedPageFile(name: name, text: String(decoding: sink.memory, as: UTF8.self))) })
+            try Self.writeFeed(
+                db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData,
+                firstPageName: firstPageName,
+                startPage: { _ in
+                    sink = ByteSink(); return sink
+                },
+                endPage: { name in pages.append(FeedPageFile(name: name, text: String(decoding: sink.memory, as: UTF8.self))) })
             return pages
         }
     }
@@ -39,8 +43,9 @@ extension Store {
         let recordTypes = configuration.recordTypes
         try await read { db in
             let sink = ByteSink(descriptor: descriptor, name: "output")
-            try Self.writeFeed(db, recordTypes: recordTypes, pageSize: nil, includingImageData: includingImageData, firstPageName: "feed.json",
-                               startPage: { _ in sink }, endPage: { _ in })
+            try Self.writeFeed(
+                db, recordTypes: recordTypes, pageSize: nil, includingImageData: includingImageData, firstPageName: "feed.json",
+                startPage: { _ in sink }, endPage: { _ in })
         }
     }
 
@@ -59,13 +64,15 @@ extension Store {
         pageSize: Int, includingImageData: Bool = true, firstPageName: String = "feed.json", toFolder folder: String
     ) async throws -> [String] {
         precondition(pageSize > 0, "pageSize must be positive")
-        let paths = try await exportPages(pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
-                                          paths: { folder + "/" + $0 })
+        let paths = try await exportPages(
+            pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
+            paths: { folder + "/" + $0 })
         return paths.map { ($0 as NSString).lastPathComponent }
     }
 
     private func exportPages(
-        pageSize: Int?, includingImageData: Bool, firstPageName: String = "feed.json", paths: @escaping @Sendable (String) -> String
+        pageSize: Int?, includingImageData: Bool, firstPageName: String = "feed.json",
+        paths: @escaping @Sendable (String) -> String
     ) async throws -> [String] {
         let storePath = path
         let recordTypes = configuration.recordTypes
@@ -73,22 +80,24 @@ extension Store {
             var staged: [(temporary: String, path: String)] = []
             var current: (temporary: String, descriptor: Int32, path: String)?
             do {
-                try Self.writeFeed(db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
-                                   startPage: { name in
-                                       let path = paths(name)
-                                       if let storePath, OutputFile.isStore(path, storePath: storePath) {
-                                           throw OutputFileError(path: path, reason: "that is the store (or one of its files)")
-                                       }
-                                       let (temporary, descriptor) = try OutputFile.createTemporary(besides: path)
-                                       current = (temporary, descriptor, path)
-                                       return ByteSink(descriptor: descriptor, name: path)
-                                   },
-                                   endPage: { _ in
-                                       guard let page = current else { return }
-                                       current = nil
-                                       try OutputFile.finishTemporary(page.temporary, descriptor: page.descriptor, for: page.path)
-                                       staged.append((page.temporary, page.path))
-                                   })
+                try Self.writeFeed(
+                    db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData,
+                    firstPageName: firstPageName,
+                    startPage: { name in
+                        let path = paths(name)
+                        if let storePath, OutputFile.isStore(path, storePath: storePath) {
+                            throw OutputFileError(path: path, reason: "that is the store (or one of its files)")
+                        }
+                        let (temporary, descriptor) = try OutputFile.createTemporary(besides: path)
+                        current = (temporary, descriptor, path)
+                        return ByteSink(descriptor: descriptor, name: path)
+                    },
+                    endPage: { _ in
+                        guard let page = current else { return }
+                        current = nil
+                        try OutputFile.finishTemporary(page.temporary, descriptor: page.descriptor, for: page.path)
+                        staged.append((page.temporary, page.path))
+                    })
             } catch {
                 if let page = current {
                     Foundation.close(page.descriptor)
@@ -131,10 +140,12 @@ extension Store {
             try page.append(record, kind: kind)
             try db.checkCancellation()
         }
-        try db.frameworks.forEach { try append($0.jsonValue, .framework) }
-        try db.orders.forEach { try append($0.jsonValue(), .order) }
+        try db.frameworks.forEachRecord { try append($0.jsonValue, .framework) }
+        try db.orders.forEachRecord { try append($0.jsonValue(), .order) }
         try db.events.forEachByID { try append($0.jsonValue, .event) }
-        try db.images(budget: 0, now: Date()).forEach { try append($0.jsonValue(includingData: includingImageData), .image) }
+        try db.images(budget: 0, now: Date()).forEachRecord {
+            try append($0.jsonValue(includingData: includingImageData), .image)
+        }
         // Each app kind by its own encoder, in the order registered (read whole: app tables are
         // not streamed yet).
         for type in recordTypes {
@@ -146,7 +157,9 @@ extension Store {
     }
 
     /// A kind's records in the feed's shape, ordered by key.
-    private static func exportedRecords<Record: StoreRecord>(of type: Record.Type, from db: Database) throws -> [(RecordKind, JSONValue)] {
+    private static func exportedRecords<Record: StoreRecord>(of type: Record.Type, from db: Database) throws -> [(
+        RecordKind, JSONValue
+    )] {
         try db.records(type).fetchAll().map { (Record.kind, $0.feedValue) }
     }
 

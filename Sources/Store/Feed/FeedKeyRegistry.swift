@@ -57,7 +57,8 @@ struct FeedKeyRegistry {
             try db.execute("PRAGMA journal_mode = OFF")
             try db.execute("PRAGMA synchronous = OFF")
             try db.execute("PRAGMA cache_size = -8192")
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE keys (slot INTEGER NOT NULL, key TEXT NOT NULL, page INTEGER NOT NULL, position INTEGER NOT NULL,
                                    tombstone INTEGER NOT NULL, PRIMARY KEY (slot, key)) WITHOUT ROWID
                 """)
@@ -79,7 +80,9 @@ struct FeedKeyRegistry {
         try find.bind(key, at: 2)
         defer { find.reset() }
         guard try find.step() else { return nil }
-        return KeyLocation(page: Int32(truncatingIfNeeded: find.int(0)), index: Int32(truncatingIfNeeded: find.int(1)), isTombstone: find.int(2) != 0)
+        return KeyLocation(
+            page: Int32(truncatingIfNeeded: find.int(0)), index: Int32(truncatingIfNeeded: find.int(1)),
+            isTombstone: find.int(2) != 0)
     }
 }
 

@@ -26,7 +26,9 @@ public struct FeedValidationError: Error, Sendable, Equatable, CustomStringConve
     public var description: String {
         var lines = problems.map(\.description)
         if totalCount > problems.count { lines.append("... and \(totalCount - problems.count) more problems") }
-        let header = totalCount == 1 ? "the feed is invalid; nothing was written:" : "the feed has \(totalCount) problems; nothing was written:"
+        let header =
+            totalCount == 1
+            ? "the feed is invalid; nothing was written:" : "the feed has \(totalCount) problems; nothing was written:"
         return ([header] + lines.map { "  " + $0 }).joined(separator: "\n")
     }
 }

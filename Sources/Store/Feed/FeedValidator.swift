@@ -50,8 +50,10 @@ struct FeedValidator {
 
     /// The same for a page on disk (a local feed, or a download spooled to a file): read in
     /// chunks, so memory stays near one chunk however large the page.
-    mutating func add<Sink: FeedSink>(file: URL, source: String, pageURL: URL, into sink: inout Sink,
-                                      chunkSize: Int = JSONChunkReader.chunkSize) throws {
+    mutating func add<Sink: FeedSink>(
+        file: URL, source: String, pageURL: URL, into sink: inout Sink,
+        chunkSize: Int = JSONChunkReader.chunkSize
+    ) throws {
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: file)
@@ -162,7 +164,8 @@ struct FeedValidator {
                             let element = try parser.readValue()
                             let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: false)
                             guard let record = appRecord(element, type: type, at: "\(name)[\(index)]", location: location),
-                                  problemCount == 0 else { return }
+                                problemCount == 0
+                            else { return }
                             do {
                                 try sink.receive(record: record)
                             } catch {
@@ -223,7 +226,8 @@ struct FeedValidator {
             }
         }
         guard plain, let id, let name, let imageName, let urlString, let description,
-              RecordValidation.problem(withID: id) == nil else {
+            RecordValidation.problem(withID: id) == nil
+        else {
             parser.rewind(to: start)
             return .notPlain
         }
@@ -232,19 +236,25 @@ struct FeedValidator {
         return .decoded(Framework(id: id, name: name, imageName: imageName, urlString: urlString, description: description))
     }
 
-    private mutating func record<Sink: FeedSink>(_ element: JSONValue, arrayName: String, index: Int, page: Int32,
-                                                 pageURL: URL, into sink: inout Sink) throws {
+    private mutating func record<Sink: FeedSink>(
+        _ element: JSONValue, arrayName: String, index: Int, page: Int32,
+        pageURL: URL, into sink: inout Sink
+    ) throws {
         let path = { "\(arrayName)[\(index)]" }
         let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: false)
         switch arrayName {
         case "frameworks":
-            if let framework = framework(element, at: path(), location: location), problemCount == 0 { try sink.receive(framework) }
+            if let framework = framework(element, at: path(), location: location), problemCount == 0 {
+                try sink.receive(framework)
+            }
         case "orders":
             if let order = order(element, at: path(), location: location), problemCount == 0 { try sink.receive(order) }
         case "events":
             if let event = event(element, at: path(), location: location), problemCount == 0 { try sink.receive(event) }
         default:
-            if let image = image(element, at: path(), location: location, pageURL: pageURL), problemCount == 0 { try sink.receive(image) }
+            if let image = image(element, at: path(), location: location, pageURL: pageURL), problemCount == 0 {
+                try sink.receive(image)
+            }
         }
     }
 
@@ -285,7 +295,9 @@ struct FeedValidator {
         var placedAt: Date?
         if let text = string(value, "placedAt", at: path()) {
             placedAt = Timestamp.parse(text)
-            if placedAt == nil { problem(path() + ".placedAt", "\(quote(text)) is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z") }
+            if placedAt == nil {
+                problem(path() + ".placedAt", "\(quote(text)) is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z")
+            }
         }
         var items: [OrderItem]? = nil
         switch value["items"] {
@@ -357,7 +369,9 @@ struct FeedValidator {
         return Event(id: id, title: title, date: date, notes: notes)
     }
 
-    private mutating func image(_ value: JSONValue, at path: @autoclosure () -> String, location: KeyLocation, pageURL: URL) -> FeedImage? {
+    private mutating func image(_ value: JSONValue, at path: @autoclosure () -> String, location: KeyLocation, pageURL: URL)
+        -> FeedImage?
+    {
         guard let members = object(value, at: path()) else { return nil }
         checkDuplicateMembers(members, at: path())
         guard let text = string(value, "url", at: path()) else { return nil }
@@ -395,8 +409,10 @@ struct FeedValidator {
 
     /// A record of an app kind, read by the kind's own `decode`; its problems are reported with
     /// their JSON paths.
-    private mutating func appRecord(_ value: JSONValue, type: any StoreRecord.Type, at path: String,
-                                    location: KeyLocation) -> (any StoreRecord)? {
+    private mutating func appRecord(
+        _ value: JSONValue, type: any StoreRecord.Type, at path: String,
+        location: KeyLocation
+    ) -> (any StoreRecord)? {
         guard let members = object(value, at: path) else { return nil }
         checkDuplicateMembers(members, at: path)
         let id = identifier(value, at: path, kind: type.kind, location: location)
@@ -407,7 +423,8 @@ struct FeedValidator {
         return record
     }
 
-    private mutating func tombstones<Sink: FeedSink>(_ value: JSONValue, page: Int32, pageURL: URL, into sink: inout Sink) throws {
+    private mutating func tombstones<Sink: FeedSink>(_ value: JSONValue, page: Int32, pageURL: URL, into sink: inout Sink) throws
+    {
         guard value != .null else { return }
         guard case .object(let members) = value else {
             problem("deleted", "expected an object of arrays per kind, found \(value.typeDescription)")
@@ -438,7 +455,10 @@ struct FeedValidator {
                         if first.isTombstone {
                             problem(elementPath(), "\(quote(key)) is already deleted at \(describe(first, kind: kind))")
                         } else {
-                            problem(elementPath(), "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
+                            problem(
+                                elementPath(),
+                                "\(quote(key)) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted"
+                            )
                         }
                     } else if problemCount == 0 {
                         try sink.receiveTombstone(key, kind: kind)
@@ -451,7 +471,9 @@ struct FeedValidator {
 
     // MARK: Fields
 
-    private mutating func identifier(_ value: JSONValue, at path: @autoclosure () -> String, kind: RecordKind, location: KeyLocation) -> String? {
+    private mutating func identifier(
+        _ value: JSONValue, at path: @autoclosure () -> String, kind: RecordKind, location: KeyLocation
+    ) -> String? {
         guard let id = string(value, "id", at: path()) else { return nil }
         if let reason = RecordValidation.problem(withID: id) {
             problem(path() + ".id", "\(quote(id)) \(reason)")
@@ -461,10 +483,14 @@ struct FeedValidator {
     }
 
     /// Records that `key` appears at `location`; false (with a problem) if it already appeared.
-    private mutating func noteKey(_ key: String, kind: RecordKind, at path: @autoclosure () -> String, location: KeyLocation) -> Bool {
+    private mutating func noteKey(_ key: String, kind: RecordKind, at path: @autoclosure () -> String, location: KeyLocation)
+        -> Bool
+    {
         guard let first = keys.insert(key, slot: slot(kind), at: location) else { return true }
         if first.isTombstone {
-            problem(path(), "\(quote(key)) is also deleted at \(describe(first, kind: kind)): a record cannot be both sent and deleted")
+            problem(
+                path(),
+                "\(quote(key)) is also deleted at \(describe(first, kind: kind)): a record cannot be both sent and deleted")
         } else {
             problem(path(), "\(quote(key)) is a duplicate: it already appears at \(describe(first, kind: kind))")
         }
@@ -480,8 +506,10 @@ struct FeedValidator {
         return nil
     }
 
-    private mutating func integer(_ value: JSONValue, _ field: String, at path: @autoclosure () -> String, minimum: Int,
-                                  maximum: Int = .max, required: Bool) -> Int? {
+    private mutating func integer(
+        _ value: JSONValue, _ field: String, at path: @autoclosure () -> String, minimum: Int,
+        maximum: Int = .max, required: Bool
+    ) -> Int? {
         switch value[field] {
         case nil:
             if required { problem("\(path()).\(field)", "is required (an integer of at least \(minimum))") }
@@ -533,7 +561,8 @@ struct FeedValidator {
     /// An image url: absolute http(s), or relative to the page. Never another scheme, and a
     /// remote page can never name a `file:` URL.
     private mutating func resolveImageURL(_ text: String, at path: @autoclosure () -> String, pageURL: URL) -> String? {
-        guard !text.isEmpty, let url = URL(string: text, relativeTo: pageURL)?.absoluteURL, let scheme = url.scheme?.lowercased() else {
+        guard !text.isEmpty, let url = URL(string: text, relativeTo: pageURL)?.absoluteURL, let scheme = url.scheme?.lowercased()
+        else {
             problem(path(), "\(quote(text)) is not a URL")
             return nil
         }
@@ -595,7 +624,8 @@ struct FeedValidator {
     }
 
     private func quote(_ text: String) -> String {
-        let clipped = text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
+        let clipped =
+            text.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(60))) + "…" : text
         return "'\(clipped)'"
     }
 }

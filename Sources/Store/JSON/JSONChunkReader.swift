@@ -115,7 +115,9 @@ final class JSONChunkReader {
                 }
                 let quote = buffer.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 var backslashes = 0
-                while quote - backslashes - 1 >= stringStart, buffer[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+                while quote - backslashes - 1 >= stringStart, buffer[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                    backslashes += 1
+                }
                 index = quote + 1
                 if backslashes % 2 == 1 { continue }
                 inString = false

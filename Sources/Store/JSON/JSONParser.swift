@@ -51,8 +51,10 @@ struct JSONParser {
     /// `forEachElement` and `readValue`, so a large document is never held as one tree (a feed
     /// of a million records is read one record at a time). The same strict rules apply, and
     /// `body` must consume exactly one value; trailing garbage is an error.
-    static func read<Result>(_ data: Data, maximumDepth: Int = defaultMaximumDepth,
-                             _ body: (inout JSONParser) throws -> Result) throws -> Result {
+    static func read<Result>(
+        _ data: Data, maximumDepth: Int = defaultMaximumDepth,
+        _ body: (inout JSONParser) throws -> Result
+    ) throws -> Result {
         try data.withUnsafeBytes { raw in
             var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
             return try parser.readDocument(body)
@@ -62,8 +64,10 @@ struct JSONParser {
     /// The same, reading the document from `reader` chunk by chunk: memory stays near a chunk
     /// (or the largest record) however large the file. A read error is left in
     /// `reader.failure` (the parse then fails at the cut).
-    static func read<Result>(_ reader: JSONChunkReader, maximumDepth: Int = defaultMaximumDepth,
-                             _ body: (inout JSONParser) throws -> Result) throws -> Result {
+    static func read<Result>(
+        _ reader: JSONChunkReader, maximumDepth: Int = defaultMaximumDepth,
+        _ body: (inout JSONParser) throws -> Result
+    ) throws -> Result {
         _ = reader.advance(droppingBefore: 0)
         var parser = JSONParser(bytes: reader.window, maximumDepth: maximumDepth, reader: reader)
         return try parser.readDocument(body)
@@ -133,7 +137,9 @@ struct JSONParser {
         case UInt8(ascii: "\""):
             var end = index + 1
             while true {
-                guard end < bytes.count, let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), bytes.count - end) else {
+                guard end < bytes.count,
+                    let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), bytes.count - end)
+                else {
                     throw error("a string is not closed")
                 }
                 let quote = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -191,7 +197,9 @@ struct JSONParser {
     /// Duplicate names are passed on, in order, for the caller to report.
     mutating func forEachMember(_ body: (String, inout JSONParser) throws -> Void) throws {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw error("unexpected \(describeByte()); expected an object") }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+            throw error("unexpected \(describeByte()); expected an object")
+        }
         try enter()
         index += 1
         skipWhitespace()
@@ -203,7 +211,9 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of the document inside an object") }
-            guard bytes[index] == UInt8(ascii: "\"") else { throw error("unexpected \(describeByte()); expected a member name in quotes") }
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describeByte()); expected a member name in quotes")
+            }
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
@@ -225,7 +235,9 @@ struct JSONParser {
     /// Reads an array element by element: `body` gets each index and must read the element.
     mutating func forEachElement(_ body: (Int, inout JSONParser) throws -> Void) throws {
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw error("unexpected \(describeByte()); expected an array") }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else {
+            throw error("unexpected \(describeByte()); expected an array")
+        }
         try enter()
         index += 1
         skipWhitespace()
@@ -271,10 +283,13 @@ struct JSONParser {
                     // odd run of backslashes. memchr jumps over the text between quotes.
                     var end = start
                     while true {
-                        guard end < count, let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), count - end) else { return nil }
+                        guard end < count, let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), count - end)
+                        else { return nil }
                         end = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
                         var backslashes = 0
-                        while end - backslashes - 1 >= start, bytes[end - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+                        while end - backslashes - 1 >= start, bytes[end - backslashes - 1] == UInt8(ascii: "\\") {
+                            backslashes += 1
+                        }
                         if backslashes % 2 == 0 { break }
                         end += 1
                     }
@@ -283,7 +298,8 @@ struct JSONParser {
                     guard depth == 1, expectingName else { continue }
                     expectingName = false
                     guard end - start == wanted.count,
-                          UnsafeBufferPointer(rebasing: bytes[start..<end]).elementsEqual(wanted) else { continue }
+                        UnsafeBufferPointer(rebasing: bytes[start..<end]).elementsEqual(wanted)
+                    else { continue }
                     var parser = JSONParser(bytes: bytes, maximumDepth: defaultMaximumDepth)
                     parser.index = index
                     parser.skipWhitespace()
@@ -424,7 +440,8 @@ struct JSONParser {
             case UInt8(ascii: "u"):
                 var scalar = try parseHex4()
                 if (0xD800...0xDBFF).contains(scalar) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                    else {
                         throw error("a lone surrogate \\u\(String(format: "%04X", scalar)) is not a character")
                     }
                     index += 2

@@ -33,10 +33,12 @@ extension Change {
     /// `ChangeLogTable.encode`); none for an element it does not understand.
     static func changes(inLogElement json: JSONValue) -> [Change] {
         guard case .string(let kindText)? = json["kind"], case let kind = RecordKind(rawValue: kindText),
-              case .string(let operationText)? = json["operation"], let operation = Operation(rawValue: operationText)
+            case .string(let operationText)? = json["operation"], let operation = Operation(rawValue: operationText)
         else { return [] }
         if case .array(let keys)? = json["keys"] {
-            return keys.compactMap { if case .string(let key) = $0 { Change(kind: kind, key: key, operation: operation) } else { nil } }
+            return keys.compactMap {
+                if case .string(let key) = $0 { Change(kind: kind, key: key, operation: operation) } else { nil }
+            }
         }
         guard case .string(let key)? = json["key"] else { return [] }
         var dates: [CalendarDate] = []

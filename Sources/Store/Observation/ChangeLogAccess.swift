@@ -6,7 +6,8 @@ struct ChangeLogAccess: Sendable {
     var latestTransaction: @Sendable () async throws -> Int64
     /// Reads the batches committed after a transaction and answers through the completion on a
     /// reader's queue, never waiting for Swift's cooperative pool.
-    var batchesAfter: @Sendable (
-        _ transaction: Int64, _ completion: @escaping @Sendable (Result<[ChangeBatch], any Error>) -> Void
-    ) -> Void
+    var batchesAfter:
+        @Sendable (
+            _ transaction: Int64, _ completion: @escaping @Sendable (Result<[ChangeBatch], any Error>) -> Void
+        ) -> Void
 }

@@ -173,10 +173,13 @@ final class ChangeMonitor: @unchecked Sendable {
     /// when the last subscriber leaves, on close, or when it is released.
     private func makePollTimer() -> any DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: pollQueue)
-        let nanoseconds = max(1_000_000, Int(pollInterval.components.seconds) * 1_000_000_000
-            + Int(pollInterval.components.attoseconds / 1_000_000_000))
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
-                       leeway: .nanoseconds(nanoseconds / 10))
+        let nanoseconds = max(
+            1_000_000,
+            Int(pollInterval.components.seconds) * 1_000_000_000
+                + Int(pollInterval.components.attoseconds / 1_000_000_000))
+        timer.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+            leeway: .nanoseconds(nanoseconds / 10))
         timer.setEventHandler { [weak self] in self?.check() }
         timer.resume()
         return timer

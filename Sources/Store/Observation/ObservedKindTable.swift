@@ -29,8 +29,9 @@ struct ObservedKindTable: Sendable, Hashable {
     /// The built-in tables and those of the registered kinds (`StoreRecord.observedTables`; the
     /// kind's own `table` holds its records, any other is of its parts).
     static func all(registering recordTypes: [any StoreRecord.Type]) -> [ObservedKindTable] {
-        builtIn + recordTypes.flatMap { type in
-            type.observedTables.map { ObservedKindTable(type.kind, $0, holdsRecords: $0.table == type.table) }
-        }
+        builtIn
+            + recordTypes.flatMap { type in
+                type.observedTables.map { ObservedKindTable(type.kind, $0, holdsRecords: $0.table == type.table) }
+            }
     }
 }

@@ -255,7 +255,8 @@ struct Publisher {
         default:
             // An app's own kind (StoreRecord) changed: publishing them is not built yet, and
             // leaving them out would let clients drift from the source without a word.
-            throw PublishError(path: manifestPath, reason: "records of the app kind '\(kind)' changed; publish handles the built-in kinds only")
+            throw PublishError(
+                path: manifestPath, reason: "records of the app kind '\(kind)' changed; publish handles the built-in kinds only")
         }
     }
 

@@ -66,21 +66,22 @@ final class ReaderPool: @unchecked Sendable {
         _ body: @escaping @Sendable (Database) throws -> T, cancellation: CancellationFlag? = nil,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        acquire(Waiter(
-            run: { reader in
-                let result: Result<T, any Error>
-                if let cancellation, cancellation.isCancelled {
-                    result = .failure(CancellationError())
-                } else {
-                    reader.database.cancellation = cancellation
-                    result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
-                    reader.database.cancellation = nil
-                }
-                self.release(reader)
-                completion(result)
-            },
-            fail: { completion(.failure($0)) }
-        ))
+        acquire(
+            Waiter(
+                run: { reader in
+                    let result: Result<T, any Error>
+                    if let cancellation, cancellation.isCancelled {
+                        result = .failure(CancellationError())
+                    } else {
+                        reader.database.cancellation = cancellation
+                        result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                        reader.database.cancellation = nil
+                    }
+                    self.release(reader)
+                    completion(result)
+                },
+                fail: { completion(.failure($0)) }
+            ))
     }
 
     /// Closes every idle connection; later reads, and reads still waiting, throw

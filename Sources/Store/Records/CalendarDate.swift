@@ -16,8 +16,8 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     public init?(_ text: String) {
         let parts = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy { (48...57).contains($0) } }),
-              let year = Int(Substring(parts[0])), let month = Int(Substring(parts[1])), let day = Int(Substring(parts[2]))
+            parts.allSatisfy({ $0.allSatisfy { (48...57).contains($0) } }),
+            let year = Int(Substring(parts[0])), let month = Int(Substring(parts[1])), let day = Int(Substring(parts[2]))
         else { return nil }
         self.init(year: year, month: month, day: day)
     }

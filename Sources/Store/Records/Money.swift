@@ -114,7 +114,8 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
         let fraction = digits[pointPosition...].reversed().drop(while: { $0 == 0 })
         guard fraction.count <= 2 else { return .invalid }
         var cents: Int64 = 0
-        let wanted = Array(digits[..<pointPosition]) + Array(digits[pointPosition...].prefix(2))
+        let wanted =
+            Array(digits[..<pointPosition]) + Array(digits[pointPosition...].prefix(2))
             + Array(repeating: 0, count: max(0, 2 - (digits.count - pointPosition)))
         for digit in wanted {
             let (shifted, overflow1) = cents.multipliedReportingOverflow(by: 10)

@@ -43,13 +43,16 @@ extension Order {
         for (index, item) in items.enumerated() {
             let field = "items[\(index)]"
             if item.price.minorUnits < 0 {
-                throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".price", reason: "\(item.price) is negative")
+                throw StoreError.invalidRecord(
+                    kind: .order, key: id, field: field + ".price", reason: "\(item.price) is negative")
             }
             if item.aisle < 0 {
-                throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".aisle", reason: "\(item.aisle) is negative")
+                throw StoreError.invalidRecord(
+                    kind: .order, key: id, field: field + ".aisle", reason: "\(item.aisle) is negative")
             }
             if item.quantity < 1 {
-                throw StoreError.invalidRecord(kind: .order, key: id, field: field + ".quantity", reason: "\(item.quantity) is less than 1")
+                throw StoreError.invalidRecord(
+                    kind: .order, key: id, field: field + ".quantity", reason: "\(item.quantity) is less than 1")
             }
         }
         // Prices, quantities, subtotals and the total within bounds (checked, never trapping).

@@ -109,12 +109,16 @@ public struct ImageStore: Sendable {
     /// The image for `url`: from the cache if it holds it, else downloaded (through the store's
     /// transport) and cached. Concurrent loads of one URL make one download; the bytes are
     /// inserted only if the cache still has no entry when the download returns.
-    public func load(_ url: String, maximumBytes: Int = 32 * 1024 * 1024, timeout: Duration = .seconds(30)) async throws -> CachedImage {
-        guard let location = URL(string: url), let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+    public func load(_ url: String, maximumBytes: Int = 32 * 1024 * 1024, timeout: Duration = .seconds(30)) async throws
+        -> CachedImage
+    {
+        guard let location = URL(string: url), let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else {
             throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must be an absolute http(s) URL")
         }
-        _ = try await store.imagePipeline.load(url, from: location, fetcher: store.fetcher,
-                                               maximumBytes: maximumBytes, timeout: timeout)
+        _ = try await store.imagePipeline.load(
+            url, from: location, fetcher: store.fetcher,
+            maximumBytes: maximumBytes, timeout: timeout)
         guard let image = try await get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
         return image
     }

@@ -38,7 +38,8 @@ public struct YearMonth: Sendable, Hashable, Comparable, CustomStringConvertible
         let month = try container.decode(Int.self, forKey: .month)
         guard let value = YearMonth(year: year, month: month) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .month, in: container, debugDescription: "year \(year) month \(month) is not a month (years 1...9999, months 1...12)")
+                forKey: .month, in: container,
+                debugDescription: "year \(year) month \(month) is not a month (years 1...9999, months 1...12)")
         }
         self = value
     }

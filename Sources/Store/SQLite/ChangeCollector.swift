@@ -103,9 +103,9 @@ final class ChangeCollector {
     /// Whether this build's SQLite has the pre-update hook (false with Apple's system SQLite).
     static var isAvailable: Bool {
         #if canImport(Darwin)
-        false
+            false
         #else
-        true
+            true
         #endif
     }
 
@@ -117,33 +117,41 @@ final class ChangeCollector {
     func install(on handle: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         #if !canImport(Darwin)
-        sqlite3_preupdate_hook(handle, { context, db, operation, database, table, _, _ in
-            guard let context, let db, let database, let table else { return }
-            Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
-                .rowWillChange(db, operation: operation, database: database, table: table)
-        }, context)
+            sqlite3_preupdate_hook(
+                handle,
+                { context, db, operation, database, table, _, _ in
+                    guard let context, let db, let database, let table else { return }
+                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
+                        .rowWillChange(db, operation: operation, database: database, table: table)
+                }, context)
         #endif
-        sqlite3_commit_hook(handle, { context in
-            guard let context else { return 0 }
-            Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().didCommit()
-            return 0  // 0: let the commit proceed
-        }, context)
-        sqlite3_rollback_hook(handle, { context in
-            guard let context else { return }
-            Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().didRollBack()
-        }, context)
-        sqlite3_set_authorizer(handle, { context, action, third, fourth, _, _ in
-            if action == SQLITE_SAVEPOINT, let context, let third, let fourth {
-                Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
-                    .authorizedSavepoint(operation: third, name: fourth)
-            }
-            return SQLITE_OK
-        }, context)
+        sqlite3_commit_hook(
+            handle,
+            { context in
+                guard let context else { return 0 }
+                Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().didCommit()
+                return 0 // 0: let the commit proceed
+            }, context)
+        sqlite3_rollback_hook(
+            handle,
+            { context in
+                guard let context else { return }
+                Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().didRollBack()
+            }, context)
+        sqlite3_set_authorizer(
+            handle,
+            { context, action, third, fourth, _, _ in
+                if action == SQLITE_SAVEPOINT, let context, let third, let fourth {
+                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
+                        .authorizedSavepoint(operation: third, name: fourth)
+                }
+                return SQLITE_OK
+            }, context)
     }
 
     func uninstall(from handle: OpaquePointer) {
         #if !canImport(Darwin)
-        sqlite3_preupdate_hook(handle, nil, nil)
+            sqlite3_preupdate_hook(handle, nil, nil)
         #endif
         sqlite3_commit_hook(handle, nil, nil)
         sqlite3_rollback_hook(handle, nil, nil)
@@ -161,13 +169,15 @@ final class ChangeCollector {
         if version == resolvedSchemaVersion { return }
         var resolved: [ResolvedTable] = []
         for table in observedTables {
-            let columns = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)]) { $0.text(0) }
+            let columns = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)])
+            { $0.text(0) }
             guard let key = columns.firstIndex(of: table.observed.keyColumn) else { continue }
             let date = table.observed.dateColumn.flatMap { columns.firstIndex(of: $0) }
             if table.observed.dateColumn != nil, date == nil { continue }
-            resolved.append(ResolvedTable(
-                table: table, cName: table.observed.table.utf8CString.map { $0 },
-                keyColumn: Int32(key), dateColumn: date.map(Int32.init)))
+            resolved.append(
+                ResolvedTable(
+                    table: table, cName: table.observed.table.utf8CString.map { $0 },
+                    keyColumn: Int32(key), dateColumn: date.map(Int32.init)))
         }
         resolvedTables = resolved
         resolvedSchemaVersion = version
@@ -266,54 +276,62 @@ final class ChangeCollector {
     }
 
     #if !canImport(Darwin)
-    private func rowWillChange(_ db: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>) {
-        guard pauseDepth == 0, strcmp(database, "main") == 0 else { return }
-        guard let observed = resolvedTables.first(where: { $0.cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, table) == 0 } })
-        else { return }
-        let kind = observed.table.kind
-        let holdsRecords = observed.table.holdsRecords
-        switch operation {
-        case SQLITE_INSERT:
-            guard let key = Self.text(db, observed.keyColumn, old: false) else { return }
-            record(kind, key, holdsRecords ? .insert : .update, dates: date(db, observed, old: false))
-        case SQLITE_DELETE:
-            guard let key = Self.text(db, observed.keyColumn, old: true) else { return }
-            record(kind, key, holdsRecords ? .delete : .update, dates: date(db, observed, old: true))
-        case SQLITE_UPDATE:
-            guard let old = Self.text(db, observed.keyColumn, old: true),
-                  let new = Self.text(db, observed.keyColumn, old: false) else { return }
-            let oldDates = date(db, observed, old: true)
-            let newDates = date(db, observed, old: false)
-            if old == new {
-                record(kind, old, .update, dates: oldDates == newDates ? newDates : oldDates + newDates)
-            } else if holdsRecords {
-                // A changed key: the old record is gone, a new one is there.
-                record(kind, old, .delete, dates: oldDates)
-                record(kind, new, .insert, dates: newDates)
-            } else {
-                record(kind, old, .update, dates: [])
-                record(kind, new, .update, dates: [])
+        private func rowWillChange(
+            _ db: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>
+        ) {
+            guard pauseDepth == 0, strcmp(database, "main") == 0 else { return }
+            guard
+                let observed = resolvedTables.first(where: {
+                    $0.cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, table) == 0 }
+                })
+            else { return }
+            let kind = observed.table.kind
+            let holdsRecords = observed.table.holdsRecords
+            switch operation {
+            case SQLITE_INSERT:
+                guard let key = Self.text(db, observed.keyColumn, old: false) else { return }
+                record(kind, key, holdsRecords ? .insert : .update, dates: date(db, observed, old: false))
+            case SQLITE_DELETE:
+                guard let key = Self.text(db, observed.keyColumn, old: true) else { return }
+                record(kind, key, holdsRecords ? .delete : .update, dates: date(db, observed, old: true))
+            case SQLITE_UPDATE:
+                guard let old = Self.text(db, observed.keyColumn, old: true),
+                    let new = Self.text(db, observed.keyColumn, old: false)
+                else { return }
+                let oldDates = date(db, observed, old: true)
+                let newDates = date(db, observed, old: false)
+                if old == new {
+                    record(kind, old, .update, dates: oldDates == newDates ? newDates : oldDates + newDates)
+                } else if holdsRecords {
+                    // A changed key: the old record is gone, a new one is there.
+                    record(kind, old, .delete, dates: oldDates)
+                    record(kind, new, .insert, dates: newDates)
+                } else {
+                    record(kind, old, .update, dates: [])
+                    record(kind, new, .update, dates: [])
+                }
+            default:
+                return
             }
-        default:
-            return
         }
-    }
 
-    private func date(_ db: OpaquePointer, _ observed: ResolvedTable, old: Bool) -> [CalendarDate] {
-        guard let column = observed.dateColumn, let text = Self.text(db, column, old: old),
-              let date = CalendarDate(text) else { return [] }
-        return [date]
-    }
+        private func date(_ db: OpaquePointer, _ observed: ResolvedTable, old: Bool) -> [CalendarDate] {
+            guard let column = observed.dateColumn, let text = Self.text(db, column, old: old),
+                let date = CalendarDate(text)
+            else { return [] }
+            return [date]
+        }
 
-    /// A column of the row about to change, as text; nil if NULL.
-    private static func text(_ db: OpaquePointer, _ column: Int32, old: Bool) -> String? {
-        var value: OpaquePointer?
-        let rc = old ? sqlite3_preupdate_old(db, column, &value) : sqlite3_preupdate_new(db, column, &value)
-        guard rc == SQLITE_OK, let value, sqlite3_value_type(value) != SQLITE_NULL,
-              let text = sqlite3_value_text(value) else { return nil }
-        let count = Int(sqlite3_value_bytes(value))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
+        /// A column of the row about to change, as text; nil if NULL.
+        private static func text(_ db: OpaquePointer, _ column: Int32, old: Bool) -> String? {
+            var value: OpaquePointer?
+            let rc = old ? sqlite3_preupdate_old(db, column, &value) : sqlite3_preupdate_new(db, column, &value)
+            guard rc == SQLITE_OK, let value, sqlite3_value_type(value) != SQLITE_NULL,
+                let text = sqlite3_value_text(value)
+            else { return nil }
+            let count = Int(sqlite3_value_bytes(value))
+            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        }
     #endif
 
     private func record(_ kind: RecordKind, _ key: String, _ operation: Change.Operation, dates: [CalendarDate]) {

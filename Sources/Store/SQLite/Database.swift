@@ -60,7 +60,8 @@ public final class Database {
         // "This routine sets a busy handler that sleeps for a specified amount of time when a
         // table is locked." (sqlite3_busy_timeout): another process's write transaction is
         // waited for instead of surfacing "database is locked".
-        let milliseconds = options.busyTimeout.components.seconds * 1000
+        let milliseconds =
+            options.busyTimeout.components.seconds * 1000
             + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(pointer, Int32(clamping: milliseconds))
         // Foreign keys are off by default in SQLite, per connection: "Foreign key constraints

@@ -84,7 +84,8 @@ struct Migrator: Sendable {
         }
         try inWriteTransaction(db) {
             try StoreFile.claim(db)
-            try db.executeScript("""
+            try db.executeScript(
+                """
                 CREATE TABLE IF NOT EXISTS \(Self.table) (
                     version    INTEGER PRIMARY KEY NOT NULL,
                     name       TEXT NOT NULL,
@@ -93,7 +94,8 @@ struct Migrator: Sendable {
                 )
                 """)
             if app != nil {
-                try db.executeScript("""
+                try db.executeScript(
+                    """
                     CREATE TABLE IF NOT EXISTS \(Self.appTable) (
                         namespace  TEXT NOT NULL,
                         version    INTEGER NOT NULL,
@@ -116,11 +118,14 @@ struct Migrator: Sendable {
                     } catch let error as SQLiteError {
                         throw StoreError.migrationFailed(migration: ledger.identifier(migration), underlying: error)
                     }
-                    let values: [SQLValue] = [.integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),
-                                              .text(Timestamp.format(now()))]
+                    let values: [SQLValue] = [
+                        .integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),
+                        .text(Timestamp.format(now())),
+                    ]
                     switch ledger {
                     case .library:
-                        try db.execute("INSERT INTO \(Self.table) (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)", values)
+                        try db.execute(
+                            "INSERT INTO \(Self.table) (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)", values)
                     case .app(let namespace):
                         try db.execute(
                             "INSERT INTO \(Self.appTable) (namespace, version, name, checksum, applied_at) VALUES (?, ?, ?, ?, ?)",
@@ -171,23 +176,28 @@ struct Migrator: Sendable {
             let records = try recorded(db, ledger)
             var statuses = known.map { migration -> MigrationStatus in
                 guard let record = records.first(where: { $0.version == migration.version }) else {
-                    return MigrationStatus(version: migration.version, name: migration.name, state: .pending,
-                                           checksum: migration.checksum, appliedAt: nil, owner: owner)
+                    return MigrationStatus(
+                        version: migration.version, name: migration.name, state: .pending,
+                        checksum: migration.checksum, appliedAt: nil, owner: owner)
                 }
                 let state: MigrationStatus.State = record.checksum == migration.checksum ? .applied : .modified
-                return MigrationStatus(version: migration.version, name: migration.name, state: state,
-                                       checksum: record.checksum, appliedAt: record.appliedAt, owner: owner)
+                return MigrationStatus(
+                    version: migration.version, name: migration.name, state: state,
+                    checksum: record.checksum, appliedAt: record.appliedAt, owner: owner)
             }
             for record in records where !known.contains(where: { $0.version == record.version }) {
-                statuses.append(MigrationStatus(version: record.version, name: record.name, state: .unknown,
-                                                checksum: record.checksum, appliedAt: record.appliedAt, owner: owner))
+                statuses.append(
+                    MigrationStatus(
+                        version: record.version, name: record.name, state: .unknown,
+                        checksum: record.checksum, appliedAt: record.appliedAt, owner: owner))
             }
             all += statuses.sorted { $0.version < $1.version }
         }
         for (namespace, records) in try otherApps(db) {
             all += records.map {
-                MigrationStatus(version: $0.version, name: $0.name, state: .app, checksum: $0.checksum,
-                                appliedAt: $0.appliedAt, owner: namespace)
+                MigrationStatus(
+                    version: $0.version, name: $0.name, state: .app, checksum: $0.checksum,
+                    appliedAt: $0.appliedAt, owner: namespace)
             }
         }
         return all
@@ -232,12 +242,20 @@ struct Migrator: Sendable {
     private func otherApps(_ db: Database) throws -> [(String, [Record])] {
         guard try tableExists(db, Self.appTable) else { return [] }
         let rows = try db.query(
-            "SELECT namespace, version, name, checksum, applied_at FROM \(Self.appTable) ORDER BY namespace, version") {
-            ($0.text(0), Record(version: $0.int(1), name: $0.text(2), checksum: $0.text(3), appliedAt: Timestamp.parse($0.text(4))))
+            "SELECT namespace, version, name, checksum, applied_at FROM \(Self.appTable) ORDER BY namespace, version"
+        ) {
+            (
+                $0.text(0),
+                Record(version: $0.int(1), name: $0.text(2), checksum: $0.text(3), appliedAt: Timestamp.parse($0.text(4)))
+            )
         }
         var groups: [(String, [Record])] = []
         for (namespace, record) in rows where namespace != app?.namespace {
-            if groups.last?.0 == namespace { groups[groups.count - 1].1.append(record) } else { groups.append((namespace, [record])) }
+            if groups.last?.0 == namespace {
+                groups[groups.count - 1].1.append(record)
+            } else {
+                groups.append((namespace, [record]))
+            }
         }
         return groups
     }

@@ -123,7 +123,9 @@ public final class Store: Sendable {
         case full
     }
 
-    private init(path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor) {
+    private init(
+        path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor
+    ) {
         self.path = path
         self.configuration = configuration
         self.writer = writer
@@ -177,8 +179,9 @@ public final class Store: Sendable {
         for type in configuration.recordTypes {
             if let problem = RecordTypeCheck.problem(type) { preconditionFailure("Store.Configuration.recordTypes: \(problem)") }
         }
-        precondition(Set(configuration.recordTypes.map { $0.kind }).count == configuration.recordTypes.count,
-                     "Store.Configuration.recordTypes: a kind is registered twice")
+        precondition(
+            Set(configuration.recordTypes.map { $0.kind }).count == configuration.recordTypes.count,
+            "Store.Configuration.recordTypes: a kind is registered twice")
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
@@ -202,9 +205,11 @@ public final class Store: Sendable {
         }
         self.init(
             path: path, configuration: configuration, writer: writer,
-            readers: path.map { ReaderPool(
-                path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
-                vfsName: configuration.vfsName) },
+            readers: path.map {
+                ReaderPool(
+                    path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
+                    vfsName: configuration.vfsName)
+            },
             changeMonitor: monitor)
     }
 
@@ -385,11 +390,11 @@ public final class Store: Sendable {
         case .full:
             try database.executeScript("PRAGMA synchronous = FULL")
             #if canImport(Darwin)
-            // "This flag determines whether or not the F_FULLFSYNC syncing method is used on
-            // systems that support it" (pragma.html#pragma_fullfsync; checkpoint_fullfsync, the
-            // same for checkpoints). On Apple platforms fsync(2) leaves the data in the drive's
-            // cache; F_FULLFSYNC asks the drive to write it out.
-            try database.executeScript("PRAGMA fullfsync = ON; PRAGMA checkpoint_fullfsync = ON")
+                // "This flag determines whether or not the F_FULLFSYNC syncing method is used on
+                // systems that support it" (pragma.html#pragma_fullfsync; checkpoint_fullfsync, the
+                // same for checkpoints). On Apple platforms fsync(2) leaves the data in the drive's
+                // cache; F_FULLFSYNC asks the drive to write it out.
+                try database.executeScript("PRAGMA fullfsync = ON; PRAGMA checkpoint_fullfsync = ON")
             #endif
         }
     }

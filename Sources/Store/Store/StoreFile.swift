@@ -42,7 +42,8 @@ enum StoreFile {
         do {
             id = try database.fetchOne("PRAGMA application_id")?[0].integerValue ?? 0
             tables = try database.query(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") { $0.text(0) }
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            ) { $0.text(0) }
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase {
             throw StoreError.notAStore(path: database.path, reason: "it is not a SQLite database")
         }
@@ -53,7 +54,8 @@ enum StoreFile {
                 reason: "its application_id is \(id), another application's (a store's is \(applicationID))")
         }
         guard !tables.isEmpty else { return }
-        let columns = tables.contains(Migrator.table)
+        let columns =
+            tables.contains(Migrator.table)
             ? Set(try database.query("SELECT name FROM pragma_table_info('\(Migrator.table)')") { $0.text(0) })
             : []
         guard columns.isSuperset(of: ["version", "name", "checksum", "applied_at"]) else {

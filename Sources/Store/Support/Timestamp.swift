@@ -49,8 +49,8 @@ package enum Timestamp {
             return true
         }
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
-              expect(0x54, 0x74, 0x20), let hour = number(2), expect(0x3A), let minute = number(2),
-              expect(0x3A), let second = number(2)
+            expect(0x54, 0x74, 0x20), let hour = number(2), expect(0x3A), let minute = number(2),
+            expect(0x3A), let second = number(2)
         else { return nil }
         guard CivilCalendar.isValid(year: year, month: month, day: day), hour < 24, minute < 60, second < 60 else {
             return nil

@@ -81,15 +81,19 @@ struct FeedLoader: Sendable {
 
             // A `next` that is not a string is reported by the validator.
             guard case .string(let next)? = Self.nextLink(of: page) else { break }
-            guard let nextURL = resolveNext(next, from: page, source: source, problems: &fetched.pages[fetched.pages.count - 1].problems) else { break }
+            guard
+                let nextURL = resolveNext(
+                    next, from: page, source: source, problems: &fetched.pages[fetched.pages.count - 1].problems)
+            else { break }
             if let earlier = visited[nextURL.absoluteString] {
                 fetched.pages[fetched.pages.count - 1].problems.append(
                     FeedProblem(source: page.name, path: "next", message: "'\(next)' loops back to page \(earlier)"))
                 break
             }
             if number >= options.maximumPages {
-                fetched.pages[fetched.pages.count - 1].problems.append(FeedProblem(
-                    source: page.name, path: "next", message: "the feed has more than \(options.maximumPages) pages"))
+                fetched.pages[fetched.pages.count - 1].problems.append(
+                    FeedProblem(
+                        source: page.name, path: "next", message: "the feed has more than \(options.maximumPages) pages"))
                 break
             }
             pageURL = nextURL
@@ -118,7 +122,9 @@ struct FeedLoader: Sendable {
 
     /// One remote page, its body written to `file`; conditional when `validators` are given
     /// (a 304 is returned, not thrown).
-    private func fetchPage(_ url: URL, source: FeedSource, conditional validators: PageValidators?, into file: URL) async throws -> HTTPResponse {
+    private func fetchPage(_ url: URL, source: FeedSource, conditional validators: PageValidators?, into file: URL) async throws
+        -> HTTPResponse
+    {
         var headers: [String: String] = [:]
         // The token is for the origin the user named: a `next` that leaves it (another
         // scheme, host or port) must not carry it. Redirects drop it the same way.
@@ -129,8 +135,9 @@ struct FeedLoader: Sendable {
             if let etag = validators.etag { headers["If-None-Match"] = etag }
             if let lastModified = validators.lastModified { headers["If-Modified-Since"] = lastModified }
         }
-        let response = try await fetcher.fetch(HTTPRequest(
-            url: url, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes, bodyFile: file))
+        let response = try await fetcher.fetch(
+            HTTPRequest(
+                url: url, headers: headers, timeout: options.timeout, maximumBytes: options.maximumBytes, bodyFile: file))
         // A transport that answers in memory (an injected one) is spooled here, under the same cap.
         if !response.body.isEmpty || !FileManager.default.fileExists(atPath: file.path) {
             guard response.body.count <= options.maximumBytes else {
@@ -145,7 +152,9 @@ struct FeedLoader: Sendable {
         return response
     }
 
-    private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, problems: inout [FeedProblem]) -> URL? {
+    private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, problems: inout [FeedProblem])
+        -> URL?
+    {
         guard let url = URL(string: next, relativeTo: page.url)?.absoluteURL, let scheme = url.scheme?.lowercased() else {
             problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' is not a URL"))
             return nil
@@ -162,9 +171,10 @@ struct FeedLoader: Sendable {
             }
             return location
         default:
-            problems.append(FeedProblem(
-                source: page.name, path: "next",
-                message: "'\(next)' leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused"))
+            problems.append(
+                FeedProblem(
+                    source: page.name, path: "next",
+                    message: "'\(next)' leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused"))
             return nil
         }
     }
@@ -195,7 +205,8 @@ struct FeedLoader: Sendable {
             return FetchedFeed.Page(url: url, name: path, file: url, size: size)
         }
         let file = try spoolFile(&fetched)
-        guard FileManager.default.createFile(atPath: file.path, contents: nil), let output = try? FileHandle(forWritingTo: file) else {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let output = try? FileHandle(forWritingTo: file)
+        else {
             throw FeedSourceError.unreadable(path: path, reason: "cannot create the temporary file \(file.path)")
         }
         defer { try? output.close() }

@@ -38,7 +38,9 @@ struct ReceivedHashBatch {
     /// Writes every buffered row.
     mutating func flush() throws {
         guard let kind = pending.first?.kind else { return }
-        let sql = pending.count == Self.rowsPerStatement ? Self.fullBatchSQL[kind] ?? Self.sql(rows: pending.count, kind: kind) : Self.sql(rows: pending.count, kind: kind)
+        let sql =
+            pending.count == Self.rowsPerStatement
+            ? Self.fullBatchSQL[kind] ?? Self.sql(rows: pending.count, kind: kind) : Self.sql(rows: pending.count, kind: kind)
         let statement = try db.cachedStatement(sql)
         defer {
             statement.reset()
@@ -54,7 +56,8 @@ struct ReceivedHashBatch {
     }
 
     /// Built once per kind: looking a statement up by its text needs the text.
-    private static let fullBatchSQL = Dictionary(uniqueKeysWithValues: RecordKind.allCases.map { ($0, sql(rows: rowsPerStatement, kind: $0)) })
+    private static let fullBatchSQL = Dictionary(
+        uniqueKeysWithValues: RecordKind.allCases.map { ($0, sql(rows: rowsPerStatement, kind: $0)) })
 
     /// `INSERT ... VALUES (?1, 'framework', ?2, ?3), (?1, 'framework', ?4, ?5), ... ON CONFLICT ...`.
     /// A feed holds no key twice (the validator refuses duplicates), so no statement names a

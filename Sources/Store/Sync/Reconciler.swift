@@ -36,8 +36,10 @@ struct Reconciler: FeedSink {
 
     /// Records the source, its pages' validators and the policy (inside the sync's write
     /// transaction, so a failed sync leaves no trace of them), ready for the first record.
-    init(db: Database, source: String, validators: [PageValidators]?, policy: SyncPolicy, imageBudget: Int, now: Date,
-         status: SyncReport.Status, recordTypes: [any StoreRecord.Type] = []) throws {
+    init(
+        db: Database, source: String, validators: [PageValidators]?, policy: SyncPolicy, imageBudget: Int, now: Date,
+        status: SyncReport.Status, recordTypes: [any StoreRecord.Type] = []
+    ) throws {
         self.db = db
         self.recordTypes = recordTypes
         self.source = source
@@ -227,9 +229,13 @@ struct Reconciler: FeedSink {
             // Larger than the whole cache: never stored (it would evict everything and still not
             // fit), reported like a failed download; the records are applied all the same.
             report.images.failed += 1
-            report.imageFailures.append(.init(url: image.url, reason: String(describing: StoreError.invalidRecord(
-                kind: .image, key: image.url, field: "data",
-                reason: "\(data.count) bytes exceed the cache budget of \(imageBudget) bytes"))))
+            report.imageFailures.append(
+                .init(
+                    url: image.url,
+                    reason: String(
+                        describing: StoreError.invalidRecord(
+                            kind: .image, key: image.url, field: "data",
+                            reason: "\(data.count) bytes exceed the cache budget of \(imageBudget) bytes"))))
             return
         }
         let remote = Self.hash(image: data, contentType: image.contentType)

@@ -12,7 +12,8 @@ final class SpoolFolder: Sendable {
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         } catch {
-            throw FeedSourceError.unreadable(path: url.path, reason: "cannot create a temporary folder for the download: \(FeedLoader.reason(error))")
+            throw FeedSourceError.unreadable(
+                path: url.path, reason: "cannot create a temporary folder for the download: \(FeedLoader.reason(error))")
         }
     }
 

@@ -10,7 +10,8 @@ extension Store {
         options: SyncOptions, startedAt: Date
     ) async throws -> SyncReport {
         let key = source.key
-        let manifest = try PublishedManifest.parse(try Data(contentsOf: page.file), source: page.name, maximumFileBytes: options.maximumBytes)
+        let manifest = try PublishedManifest.parse(
+            try Data(contentsOf: page.file), source: page.name, maximumFileBytes: options.maximumBytes)
         let cursor = try await read { try SyncStateTable(db: $0).cursor(for: key) }
         let clock = configuration.clock
 

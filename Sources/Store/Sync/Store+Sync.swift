@@ -37,8 +37,9 @@ extension Store {
             // A cancelled sync is not recorded: the store stays exactly as it was.
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
             if !options.dryRun {
-                let entry = SyncHistoryEntry(source: source.key, startedAt: startedAt, finishedAt: clock.now(),
-                                             policy: options.policy, outcome: .failed, error: String(describing: error))
+                let entry = SyncHistoryEntry(
+                    source: source.key, startedAt: startedAt, finishedAt: clock.now(),
+                    policy: options.policy, outcome: .failed, error: String(describing: error))
                 _ = try? await write { try SyncStateTable(db: $0).appendHistory(entry) }
             }
             throw error
@@ -61,23 +62,28 @@ extension Store {
         let loader = FeedLoader(fetcher: fetcher, options: options)
         // Only syncs that would make the very same requests share a fetch: same source, validators,
         // token and limits (a sync without the token must not receive a feed fetched with it).
-        let coalescingKey = ([
-            key, String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes), String(options.maximumPages),
-            String(describing: options.timeout),
-        ] + validators.map { [$0.url, $0.etag ?? "", $0.lastModified ?? ""].joined(separator: "\u{0}") }).joined(separator: "\n")
+        let coalescingKey =
+            ([
+                key, String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes),
+                String(options.maximumPages),
+                String(describing: options.timeout),
+            ] + validators.map { [$0.url, $0.etag ?? "", $0.lastModified ?? ""].joined(separator: "\u{0}") }).joined(
+                separator: "\n")
         let fetched = try await fetchCoalescer.load(coalescingKey) { try await loader.load(source, validators: validators) }
 
         let status: SyncReport.Status = options.dryRun ? .dryRun : .applied
         if !fetched.notModified, fetched.pages.count == 1, fetched.pages[0].isManifest {
-            return try await performManifestSync(source, manifest: fetched.pages[0], validators: fetched.validators,
-                                                 force: force, options: options, startedAt: startedAt)
+            return try await performManifestSync(
+                source, manifest: fetched.pages[0], validators: fetched.validators,
+                force: force, options: options, startedAt: startedAt)
         }
         if fetched.notModified {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !options.dryRun {
                 let now = configuration.clock.now()
-                let entry = SyncHistoryEntry(source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
-                                             outcome: .upToDate, report: report)
+                let entry = SyncHistoryEntry(
+                    source: key, startedAt: startedAt, finishedAt: now, policy: options.policy,
+                    outcome: .upToDate, report: report)
                 try await write { db in
                     let state = SyncStateTable(db: db)
                     _ = try state.saveSource(key, pages: nil, policy: nil, syncedAt: now)
@@ -99,19 +105,23 @@ extension Store {
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
-                var reconciler = try Reconciler(db: db, source: key, validators: newValidators, policy: policy,
-                                                imageBudget: budget, now: now, status: status, recordTypes: recordTypes)
+                var reconciler = try Reconciler(
+                    db: db, source: key, validators: newValidators, policy: policy,
+                    imageBudget: budget, now: now, status: status, recordTypes: recordTypes)
                 var validator = FeedValidator(recordTypes: recordTypes)
                 for page in fetched.pages {
                     try validator.add(file: page.file, source: page.name, pageURL: page.url, into: &reconciler)
-                    for problem in page.problems { validator.report(source: problem.source, path: problem.path, message: problem.message) }
+                    for problem in page.problems {
+                        validator.report(source: problem.source, path: problem.path, message: problem.message)
+                    }
                 }
                 // Throws when the feed had any problem: the transaction, and whatever the
                 // reconciler applied before the problem was found, is rolled back.
                 try validator.finish()
                 try reconciler.finish()
                 if dryRun {
-                    throw DryRunRollback(report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
+                    throw DryRunRollback(
+                        report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
                 }
                 let state = SyncStateTable(db: db)
                 let report = reconciler.report
@@ -120,9 +130,10 @@ extension Store {
                     _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now)
                 }
                 // Committed with the records: the history row exists if and only if they do.
-                let historyID = try state.appendHistory(SyncHistoryEntry(
-                    source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
-                    outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                let historyID = try state.appendHistory(
+                    SyncHistoryEntry(
+                        source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+                        outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
                 return (report, reconciler.imagesToDownload, validator.recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
@@ -207,8 +218,9 @@ extension Store {
 
     /// The HTTP fetcher built from the store's transport, clock and retry policy.
     var fetcher: HTTPFetcher {
-        HTTPFetcher(transport: configuration.transport, clock: configuration.clock, policy: configuration.retryPolicy,
-                    random: configuration.random)
+        HTTPFetcher(
+            transport: configuration.transport, clock: configuration.clock, policy: configuration.retryPolicy,
+            random: configuration.random)
     }
 }
 

@@ -86,8 +86,10 @@ public struct SyncReport: Sendable, Equatable {
     /// `{"status": ..., "frameworks": {...}, "orders": {...}, "events": {...}, "images": {...}}`.
     package var jsonValue: JSONValue {
         func counts(_ c: Counts) -> JSONValue {
-            .object(["inserted": .integer(c.inserted), "updated": .integer(c.updated), "kept": .integer(c.kept),
-                     "unchanged": .integer(c.unchanged), "deleted": .integer(c.deleted)])
+            .object([
+                "inserted": .integer(c.inserted), "updated": .integer(c.updated), "kept": .integer(c.kept),
+                "unchanged": .integer(c.unchanged), "deleted": .integer(c.deleted),
+            ])
         }
         var members = [
             JSONMember("status", .string(status.rawValue)),
@@ -101,20 +103,31 @@ public struct SyncReport: Sendable, Equatable {
             members.append(JSONMember(kind.plural, counts(appKinds[kind]!)))
         }
         members += [
-            JSONMember("images", .object([
-                "stored": .integer(images.stored), "alreadyCached": .integer(images.alreadyCached),
-                "downloaded": .integer(images.downloaded), "failed": .integer(images.failed), "deleted": .integer(images.deleted),
-            ])),
+            JSONMember(
+                "images",
+                .object([
+                    "stored": .integer(images.stored), "alreadyCached": .integer(images.alreadyCached),
+                    "downloaded": .integer(images.downloaded), "failed": .integer(images.failed),
+                    "deleted": .integer(images.deleted),
+                ]))
         ]
         if !conflicts.isEmpty {
-            members.append(JSONMember("conflicts", .array(conflicts.map {
-                .object(["kind": .string($0.kind.rawValue), "key": .string($0.key)])
-            })))
+            members.append(
+                JSONMember(
+                    "conflicts",
+                    .array(
+                        conflicts.map {
+                            .object(["kind": .string($0.kind.rawValue), "key": .string($0.key)])
+                        })))
         }
         if !imageFailures.isEmpty {
-            members.append(JSONMember("imageFailures", .array(imageFailures.map {
-                .object(["url": .string($0.url), "reason": .string($0.reason)])
-            })))
+            members.append(
+                JSONMember(
+                    "imageFailures",
+                    .array(
+                        imageFailures.map {
+                            .object(["url": .string($0.url), "reason": .string($0.reason)])
+                        })))
         }
         if let published { members.append(JSONMember("published", published.jsonValue)) }
         return .object(members)

@@ -7,9 +7,14 @@ struct SyncStateTable {
 
     /// What the last sync of `source` remembered: each page's validators and its policy.
     func state(for source: String) throws -> SourceState? {
-        guard let (id, policy) = try db.query("SELECT id, policy FROM sync_sources WHERE source = ?", [.text(source)], {
-            ($0.int64(0), $0.optionalText(1).flatMap(SyncPolicy.init(rawValue:)))
-        }).first else { return nil }
+        guard
+            let (id, policy) = try db.query(
+                "SELECT id, policy FROM sync_sources WHERE source = ?", [.text(source)],
+                {
+                    ($0.int64(0), $0.optionalText(1).flatMap(SyncPolicy.init(rawValue:)))
+                }
+            ).first
+        else { return nil }
         let pages = try db.query(
             "SELECT url, etag, last_modified FROM sync_pages WHERE source_id = ? ORDER BY number", [.integer(id)]
         ) { PageValidators(url: $0.text(0), etag: $0.optionalText(1), lastModified: $0.optionalText(2)) }
@@ -28,7 +33,8 @@ struct SyncStateTable {
                 last_synced_at = excluded.last_synced_at
             RETURNING id
             """,
-            [.text(source), policy.map { .text($0.rawValue) } ?? .null, .text(Timestamp.format(syncedAt))]) { $0.int64(0) }
+            [.text(source), policy.map { .text($0.rawValue) } ?? .null, .text(Timestamp.format(syncedAt))]
+        ) { $0.int64(0) }
         // An upsert with RETURNING gives exactly one row, inserted or updated.
         let id = rows[0]
         if let pages {
@@ -36,8 +42,10 @@ struct SyncStateTable {
             for (index, page) in pages.enumerated() {
                 try db.execute(
                     "INSERT INTO sync_pages (source_id, number, url, etag, last_modified) VALUES (?, ?, ?, ?, ?)",
-                    [.integer(id), .integer(Int64(index + 1)), .text(page.url),
-                     page.etag.map(SQLValue.text) ?? .null, page.lastModified.map(SQLValue.text) ?? .null])
+                    [
+                        .integer(id), .integer(Int64(index + 1)), .text(page.url),
+                        page.etag.map(SQLValue.text) ?? .null, page.lastModified.map(SQLValue.text) ?? .null,
+                    ])
             }
         }
         return id
@@ -45,7 +53,8 @@ struct SyncStateTable {
 
     /// The hash of `key` as last received from the source with id `sourceID`, if it was.
     func receivedHash(sourceID: Int64, kind: RecordKind, key: String) throws -> UInt64? {
-        let statement = try db.cachedStatement(literal: "SELECT hash FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?")
+        let statement = try db.cachedStatement(
+            literal: "SELECT hash FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?")
         try statement.bind(sourceID, at: 1)
         try statement.bind(kind.rawValue, at: 2)
         try statement.bind(key, at: 3)
@@ -54,8 +63,9 @@ struct SyncStateTable {
     }
 
     func forget(sourceID: Int64, kind: RecordKind, key: String) throws {
-        try db.execute("DELETE FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?",
-                       [.integer(sourceID), .text(kind.rawValue), .text(key)])
+        try db.execute(
+            "DELETE FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?",
+            [.integer(sourceID), .text(kind.rawValue), .text(key)])
     }
 
     /// Adds `entry`; returns its row id.
@@ -63,10 +73,12 @@ struct SyncStateTable {
     func appendHistory(_ entry: SyncHistoryEntry) throws -> Int64 {
         try db.execute(
             "INSERT INTO sync_history (source, started_at, finished_at, policy, outcome, report, error) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [.text(entry.source), .text(Timestamp.format(entry.startedAt)), .text(Timestamp.format(entry.finishedAt)),
-             .text(entry.policy.rawValue), .text(entry.outcome.rawValue),
-             entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null,
-             entry.error.map(SQLValue.text) ?? .null])
+            [
+                .text(entry.source), .text(Timestamp.format(entry.startedAt)), .text(Timestamp.format(entry.finishedAt)),
+                .text(entry.policy.rawValue), .text(entry.outcome.rawValue),
+                entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null,
+                entry.error.map(SQLValue.text) ?? .null,
+            ])
         return db.lastInsertedRowID
     }
 
@@ -75,8 +87,10 @@ struct SyncStateTable {
     func completeHistory(_ id: Int64, with entry: SyncHistoryEntry) throws {
         try db.execute(
             "UPDATE sync_history SET finished_at = ?, outcome = ?, report = ? WHERE id = ?",
-            [.text(Timestamp.format(entry.finishedAt)), .text(entry.outcome.rawValue),
-             entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null, .integer(id)])
+            [
+                .text(Timestamp.format(entry.finishedAt)), .text(entry.outcome.rawValue),
+                entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null, .integer(id),
+            ])
     }
 
     func history(limit: Int) throws -> [SyncHistoryEntry] {
@@ -113,8 +127,10 @@ public struct SyncHistoryEntry: Sendable, Equatable {
     public var error: String?
     var report: SyncReport?
 
-    init(source: String, startedAt: Date, finishedAt: Date, policy: SyncPolicy, outcome: Outcome,
-         report: SyncReport? = nil, reportJSON: String? = nil, error: String? = nil) {
+    init(
+        source: String, startedAt: Date, finishedAt: Date, policy: SyncPolicy, outcome: Outcome,
+        report: SyncReport? = nil, reportJSON: String? = nil, error: String? = nil
+    ) {
         self.source = source
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -126,7 +142,9 @@ public struct SyncHistoryEntry: Sendable, Equatable {
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        (lhs.source, lhs.startedAt, lhs.finishedAt, lhs.policy, lhs.outcome) == (rhs.source, rhs.startedAt, rhs.finishedAt, rhs.policy, rhs.outcome)
+        (lhs.source, lhs.startedAt, lhs.finishedAt, lhs.policy, lhs.outcome) == (
+            rhs.source, rhs.startedAt, rhs.finishedAt, rhs.policy, rhs.outcome
+        )
             && lhs.reportJSON == rhs.reportJSON && lhs.error == rhs.error
     }
 
@@ -136,7 +154,9 @@ public struct SyncHistoryEntry: Sendable, Equatable {
             JSONMember("finishedAt", .string(Timestamp.format(finishedAt))), JSONMember("policy", .string(policy.rawValue)),
             JSONMember("outcome", .string(outcome.rawValue)),
         ]
-        if let reportJSON, let parsed = try? JSONParser.parse(Data(reportJSON.utf8)) { members.append(JSONMember("report", parsed)) }
+        if let reportJSON, let parsed = try? JSONParser.parse(Data(reportJSON.utf8)) {
+            members.append(JSONMember("report", parsed))
+        }
         if let error { members.append(JSONMember("error", .string(error))) }
         return .object(members)
     }

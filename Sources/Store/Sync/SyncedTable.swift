@@ -31,7 +31,8 @@ extension SyncedTable {
     /// Compares through the record hash; tables override it with one query.
     func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
         guard let local = try find(Self.key(of: record)) else { return nil }
-        let received = try SyncStateTable(db: database).receivedHash(sourceID: sourceID, kind: Self.kind, key: Self.key(of: record))
+        let received = try SyncStateTable(db: database).receivedHash(
+            sourceID: sourceID, kind: Self.kind, key: Self.key(of: record))
         return LocalComparison(equal: Self.hash(of: local) == Self.hash(of: record), received: received)
     }
 }

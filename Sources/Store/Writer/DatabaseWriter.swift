@@ -251,7 +251,8 @@ actor DatabaseWriter {
 
     private func logsChanges(_ database: Database) throws -> Bool {
         if !hasChangeLog {
-            hasChangeLog = try database.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log'") != nil
+            hasChangeLog =
+                try database.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log'") != nil
         }
         return hasChangeLog
     }
@@ -300,8 +301,10 @@ private final class QueuedWrite<T: Sendable>: PendingWrite {
     private let continuation: UnsafeContinuation<T, any Error>
     private var result: T?
 
-    init(body: @escaping @Sendable (Database) throws -> T, cancellation: CancellationFlag,
-         continuation: UnsafeContinuation<T, any Error>) {
+    init(
+        body: @escaping @Sendable (Database) throws -> T, cancellation: CancellationFlag,
+        continuation: UnsafeContinuation<T, any Error>
+    ) {
         self.body = body
         self.cancellation = cancellation
         self.continuation = continuation

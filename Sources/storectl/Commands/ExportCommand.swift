@@ -15,7 +15,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Option(help: "Write to this file (or, with --page-size, this folder) instead of stdout.") var out: String?
-    @Flag(name: .customLong("no-image-data"), help: "Leave out image bytes (urls and content types only).") var noImageData = false
+    @Flag(name: .customLong("no-image-data"), help: "Leave out image bytes (urls and content types only).") var noImageData =
+        false
     @Option(name: .customLong("page-size"), help: "Records per page; needs --out FOLDER.") var pageSize: Int?
 
     func validate() throws {
@@ -30,7 +31,8 @@ struct ExportCommand: AsyncParsableCommand {
     /// Refuses an output path that is the store or one of its files, however it is spelled.
     private func checkNotStore(_ path: String) throws {
         if OutputFile.isStore(path, storePath: store.resolvedPath) {
-            throw ValidationError("--out \(path): that is the store \(store.resolvedPath) (or one of its files); choose another path")
+            throw ValidationError(
+                "--out \(path): that is the store \(store.resolvedPath) (or one of its files); choose another path")
         }
     }
 

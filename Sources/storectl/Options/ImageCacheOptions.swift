@@ -4,9 +4,10 @@ import Store
 
 /// `--budget SIZE`: the image cache's byte budget.
 struct ImageCacheOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The cache's byte budget: bytes, or with KiB, MiB or GiB (default: $STORECTL_IMAGE_BUDGET, else 512MiB).",
-        valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "The cache's byte budget: bytes, or with KiB, MiB or GiB (default: $STORECTL_IMAGE_BUDGET, else 512MiB).",
+            valueName: "size"))
     var budget: ByteSize?
 
     func validate() throws { _ = try resolvedBudget() }

@@ -34,7 +34,8 @@ struct OrderItemArgument: ExpressibleByArgument, Sendable {
     /// A usage error if the items' total does not fit the largest amount.
     static func checkTotal(of items: [OrderItem]) throws {
         if (try? Order(id: "", placedAt: Date(), items: items).total) == nil {
-            throw ValidationError("the order's total is more than the maximum amount \(Money.maximum) (--item #1 to #\(items.count))")
+            throw ValidationError(
+                "the order's total is more than the maximum amount \(Money.maximum) (--item #1 to #\(items.count))")
         }
     }
 

@@ -5,17 +5,24 @@ import Store
 /// `--db PATH`, `--busy-timeout SECONDS` and `--durability normal|full`, accepted before the
 /// subcommand or after it; and `withStore`, the one way a command reaches the store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $STORECTL_DB, else $XDG_DATA_HOME/storectl/store.sqlite).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store's SQLite file (default: $STORECTL_DB, else $XDG_DATA_HOME/storectl/store.sqlite).", valueName: "path"))
     var db: String?
 
-    @Option(name: .customLong("busy-timeout"), help: ArgumentHelp(
-        "Seconds a write waits for another process's write before failing (default: $STORECTL_BUSY_TIMEOUT, else 60).",
-        valueName: "seconds"))
+    @Option(
+        name: .customLong("busy-timeout"),
+        help: ArgumentHelp(
+            "Seconds a write waits for another process's write before failing (default: $STORECTL_BUSY_TIMEOUT, else 60).",
+            valueName: "seconds"))
     var busyTimeout: BusyTimeout?
 
-    @Option(name: .customLong("durability"), help: ArgumentHelp(
-        "normal (a commit survives a crash of storectl, maybe not a power cut) or full (it survives a power cut) (default: $STORECTL_DURABILITY, else full).",
-        valueName: "normal|full"))
+    @Option(
+        name: .customLong("durability"),
+        help: ArgumentHelp(
+            "normal (a commit survives a crash of storectl, maybe not a power cut) or full (it survives a power cut) (default: $STORECTL_DURABILITY, else full).",
+            valueName: "normal|full"))
     var durability: Store.Durability?
 
     /// An empty --db or STORECTL_DB is a mistake (an unset variable in a script), not a request
@@ -33,7 +40,8 @@ struct StoreOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         if let db, !db.isEmpty { return db }
         if let path = environment["STORECTL_DB"], !path.isEmpty { return path }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return dataHome + "/storectl/store.sqlite"
     }
@@ -48,17 +56,21 @@ struct StoreOptions: ParsableArguments {
     private func configuration() throws -> Store.Configuration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = Store.Configuration()
-        if let timeout = try busyTimeout ?? environment["STORECTL_BUSY_TIMEOUT"].map({
-            try BusyTimeout(environment: $0, name: "STORECTL_BUSY_TIMEOUT")
-        }) {
+        if let timeout = try busyTimeout
+            ?? environment["STORECTL_BUSY_TIMEOUT"].map({
+                try BusyTimeout(environment: $0, name: "STORECTL_BUSY_TIMEOUT")
+            })
+        {
             configuration.busyTimeout = timeout.duration
         }
-        if let durability = try durability ?? environment["STORECTL_DURABILITY"].map({ text in
-            guard let mode = Store.Durability(rawValue: text) else {
-                throw ValidationError("STORECTL_DURABILITY: '\(text)' is not normal or full")
-            }
-            return mode
-        }) {
+        if let durability = try durability
+            ?? environment["STORECTL_DURABILITY"].map({ text in
+                guard let mode = Store.Durability(rawValue: text) else {
+                    throw ValidationError("STORECTL_DURABILITY: '\(text)' is not normal or full")
+                }
+                return mode
+            })
+        {
             configuration.durability = durability
         }
         return configuration
@@ -120,7 +132,7 @@ struct StoreOptions: ParsableArguments {
     /// A store's error as one sentence that names the file, once.
     private static func describe(_ error: any Error, path: String) -> CLIError {
         switch error as? StoreError {
-        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: CLIError("\(error)")  // these name the path already
+        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: CLIError("\(error)") // these name the path already
         default: CLIError("\(path): \(error)")
         }
     }

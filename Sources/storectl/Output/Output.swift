@@ -58,10 +58,10 @@ enum Output {
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: true                     // C0, DEL, C1
-        case 0x202A...0x202E, 0x2066...0x2069: true             // embeddings, overrides, isolates
-        case 0x200E, 0x200F, 0x061C: true                       // left-to-right, right-to-left, Arabic letter marks
-        case 0x2028, 0x2029: true                               // line and paragraph separators
+        case 0x00...0x1F, 0x7F...0x9F: true // C0, DEL, C1
+        case 0x202A...0x202E, 0x2066...0x2069: true // embeddings, overrides, isolates
+        case 0x200E, 0x200F, 0x061C: true // left-to-right, right-to-left, Arabic letter marks
+        case 0x2028, 0x2029: true // line and paragraph separators
         default: false
         }
     }

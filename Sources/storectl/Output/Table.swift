@@ -62,7 +62,7 @@ func displayWidth(_ character: Character) -> Int {
     guard let first = scalars.first else { return 0 }
     let properties = first.properties
     if properties.isEmojiPresentation { return 2 }
-    if properties.isEmoji && scalars.contains("\u{FE0F}") { return 2 }  // text emoji asked to show as emoji
+    if properties.isEmoji && scalars.contains("\u{FE0F}") { return 2 } // text emoji asked to show as emoji
     switch properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .format, .control: return 0
     default: return isEastAsianWide(first.value) ? 2 : 1
@@ -74,21 +74,21 @@ func displayWidth(_ character: Character) -> Int {
 /// their Emoji_Presentation property instead.
 private func isEastAsianWide(_ value: UInt32) -> Bool {
     switch value {
-    case 0x1100...0x115F,   // Hangul Jamo initial consonants
-         0x2E80...0x303E,   // CJK radicals, Kangxi radicals, ideographic description, CJK symbols and punctuation
-         0x3041...0x33FF,   // kana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, enclosed and compatibility
-         0x3400...0x4DBF,   // CJK extension A
-         0x4E00...0x9FFF,   // CJK unified ideographs
-         0xA000...0xA4CF,   // Yi
-         0xA960...0xA97F,   // Hangul Jamo extended A
-         0xAC00...0xD7A3,   // Hangul syllables
-         0xF900...0xFAFF,   // CJK compatibility ideographs
-         0xFE10...0xFE19,   // vertical forms
-         0xFE30...0xFE6F,   // CJK compatibility forms, small form variants
-         0xFF00...0xFF60,   // fullwidth forms
-         0xFFE0...0xFFE6,   // fullwidth signs
-         0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF,  // Tangut, Khitan, kana supplements
-         0x20000...0x2FFFD, 0x30000...0x3FFFD:  // CJK extensions B and later
+    case 0x1100...0x115F, // Hangul Jamo initial consonants
+        0x2E80...0x303E, // CJK radicals, Kangxi radicals, ideographic description, CJK symbols and punctuation
+        0x3041...0x33FF, // kana, Bopomofo, Hangul compatibility Jamo, Kanbun, CJK strokes, enclosed and compatibility
+        0x3400...0x4DBF, // CJK extension A
+        0x4E00...0x9FFF, // CJK unified ideographs
+        0xA000...0xA4CF, // Yi
+        0xA960...0xA97F, // Hangul Jamo extended A
+        0xAC00...0xD7A3, // Hangul syllables
+        0xF900...0xFAFF, // CJK compatibility ideographs
+        0xFE10...0xFE19, // vertical forms
+        0xFE30...0xFE6F, // CJK compatibility forms, small form variants
+        0xFF00...0xFF60, // fullwidth forms
+        0xFFE0...0xFFE6, // fullwidth signs
+        0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF, // Tangut, Khitan, kana supplements
+        0x20000...0x2FFFD, 0x30000...0x3FFFD: // CJK extensions B and later
         return true
     default:
         return false

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// `store.changes(of:)`: one `ChangeBatch` per committed transaction, the stream `storectl watch`
@@ -17,21 +18,32 @@ struct ChangeBatchTests {
                 try db.frameworks.update(Fixtures.framework("a", name: "New"))
                 try db.events.insert(ObservationFixtures.event("e", on: "2026-06-08"))
             }
-            _ = await outcome { try await store.write { db in try db.frameworks.delete("a"); throw Rollback() } }
+            _ = await outcome {
+                try await store.write { db in
+                    try db.frameworks.delete("a"); throw Rollback()
+                }
+            }
             try await store.events.update(ObservationFixtures.event("e", on: "2026-06-09"))
             try await store.orders.insert(Fixtures.order("o", prices: ["1.00"]))
             try await store.frameworks.delete("a")
 
             var batches: [ChangeBatch] = []
             for _ in 0..<5 { batches.append(try await changes.next()) }
-            #expect(batches.map(\.changes) == [
-                [Change(kind: .framework, key: "a", operation: .insert)],
-                [Change(kind: .framework, key: "a", operation: .update),
-                 Change(kind: .event, key: "e", operation: .insert, dates: [Fixtures.date("2026-06-08")])],
-                [Change(kind: .event, key: "e", operation: .update, dates: [Fixtures.date("2026-06-08"), Fixtures.date("2026-06-09")])],
-                [Change(kind: .order, key: "o", operation: .insert)],
-                [Change(kind: .framework, key: "a", operation: .delete)],
-            ])
+            #expect(
+                batches.map(\.changes) == [
+                    [Change(kind: .framework, key: "a", operation: .insert)],
+                    [
+                        Change(kind: .framework, key: "a", operation: .update),
+                        Change(kind: .event, key: "e", operation: .insert, dates: [Fixtures.date("2026-06-08")]),
+                    ],
+                    [
+                        Change(
+                            kind: .event, key: "e", operation: .update,
+                            dates: [Fixtures.date("2026-06-08"), Fixtures.date("2026-06-09")])
+                    ],
+                    [Change(kind: .order, key: "o", operation: .insert)],
+                    [Change(kind: .framework, key: "a", operation: .delete)],
+                ])
             let transactions = batches.map(\.transaction)
             #expect(transactions == transactions.sorted() && Set(transactions).count == 5, "\(transactions)")
             #expect(batches[1].kinds == [.framework, .event])
@@ -50,8 +62,14 @@ struct ChangeBatchTests {
             try await store.frameworks.delete("f")
             try await store.images.put("https://example.com/i.png", data: Data([1, 2, 3]), contentType: "image/png")
             try await store.events.delete("e")
-            #expect(try await events.next().changes == [Change(kind: .event, key: "e", operation: .insert, dates: [Fixtures.date("2026-06-08")])])
-            #expect(try await events.next().changes == [Change(kind: .event, key: "e", operation: .delete, dates: [Fixtures.date("2026-06-08")])])
+            #expect(
+                try await events.next().changes == [
+                    Change(kind: .event, key: "e", operation: .insert, dates: [Fixtures.date("2026-06-08")])
+                ])
+            #expect(
+                try await events.next().changes == [
+                    Change(kind: .event, key: "e", operation: .delete, dates: [Fixtures.date("2026-06-08")])
+                ])
             #expect(try await events.untakenAfterWaiting(0.3).isEmpty)
         }
     }

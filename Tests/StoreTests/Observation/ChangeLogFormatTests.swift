@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// The `change_log.changes` text: what the writer logs and observers (here and in other
@@ -10,8 +11,9 @@ struct ChangeLogFormatTests {
         Change(kind: .framework, key: "a", operation: .insert),
         Change(kind: .framework, key: "quote \" backslash \\ tab \t nul \u{0} é 🦆", operation: .insert),
         Change(kind: .framework, key: "c", operation: .update),
-        Change(kind: .event, key: "e-1", operation: .update,
-               dates: [CalendarDate("2026-06-08")!, CalendarDate("2026-06-09")!]),
+        Change(
+            kind: .event, key: "e-1", operation: .update,
+            dates: [CalendarDate("2026-06-08")!, CalendarDate("2026-06-09")!]),
         Change(kind: .framework, key: "d", operation: .update),
         Change(kind: .image, key: "https://example.com/i.png", operation: .insert),
         Change(kind: .order, key: "o", operation: .delete),
@@ -22,11 +24,13 @@ struct ChangeLogFormatTests {
         #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode([]))).isEmpty)
         // What it does not understand (a later version's element, a damaged row) it skips. A kind
         // it does not know is an app's (kinds are open) and is read like any other.
-        let unknown = #"[{"kind":"framework","operation":"insert","keys":["a"]},{"kind":"tag","key":"t","operation":"insert"},{"kind":"tag","key":"u","operation":"rename"},3]"#
-        #expect(ChangeLogTable.changes(in: Data(unknown.utf8)) == [
-            Change(kind: .framework, key: "a", operation: .insert),
-            Change(kind: RecordKind(rawValue: "tag"), key: "t", operation: .insert),
-        ])
+        let unknown =
+            #"[{"kind":"framework","operation":"insert","keys":["a"]},{"kind":"tag","key":"t","operation":"insert"},{"kind":"tag","key":"u","operation":"rename"},3]"#
+        #expect(
+            ChangeLogTable.changes(in: Data(unknown.utf8)) == [
+                Change(kind: .framework, key: "a", operation: .insert),
+                Change(kind: RecordKind(rawValue: "tag"), key: "t", operation: .insert),
+            ])
         #expect(ChangeLogTable.changes(in: Data("not json".utf8)).isEmpty)
     }
 
@@ -59,16 +63,20 @@ struct ChangeLogFormatTests {
     /// Rows logged before grouping (one element per change) stay readable after an upgrade.
     @Test func readsRowsWrittenOneElementPerChange() async throws {
         try await withTemporaryStore { store, _ throws in
-            let old = #"[{"kind":"framework","key":"a","operation":"insert"},"#
+            let old =
+                #"[{"kind":"framework","key":"a","operation":"insert"},"#
                 + #"{"kind":"event","key":"e","operation":"delete","dates":["2026-06-08"]}]"#
             try await store.write { db in
                 try db.execute("INSERT INTO change_log (committed_at, changes) VALUES ('2026-01-01T00:00:00Z', ?)", [.text(old)])
             }
             let batches = try await store.read { try ChangeLogTable(db: $0).batches(after: 0) }
-            #expect(batches.map(\.changes) == [[
-                Change(kind: .framework, key: "a", operation: .insert),
-                Change(kind: .event, key: "e", operation: .delete, dates: [CalendarDate("2026-06-08")!]),
-            ]])
+            #expect(
+                batches.map(\.changes) == [
+                    [
+                        Change(kind: .framework, key: "a", operation: .insert),
+                        Change(kind: .event, key: "e", operation: .delete, dates: [CalendarDate("2026-06-08")!]),
+                    ]
+                ])
         }
     }
 }

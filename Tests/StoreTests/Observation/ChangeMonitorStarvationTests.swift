@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// The change monitor finds another connection's commit even while every thread of Swift's
@@ -36,17 +37,18 @@ struct ChangeMonitorStarvationTests {
                     for _ in 0..<width where entered.wait(timeout: .now() + 60) == .timedOut {
                         return continuation.resume(returning: .failure(PoolNotBlocked()))
                     }
-                    continuation.resume(returning: Result {
-                        // Another connection commits a change, logged as any store logs it.
-                        let other = try Database(path: path, options: .init())
-                        try other.inTransaction(.immediate) {
-                            try other.frameworks.insert(Fixtures.framework("elsewhere"))
-                            _ = try ChangeLogTable(db: other).append(
-                                [Change(kind: .framework, key: "elsewhere", operation: .insert)], committedAt: Date())
-                        }
-                        // Generous: the monitor polls every 100 ms; a loaded machine takes longer.
-                        return delivered.wait(timeout: .now() + 30) == .success
-                    })
+                    continuation.resume(
+                        returning: Result {
+                            // Another connection commits a change, logged as any store logs it.
+                            let other = try Database(path: path, options: .init())
+                            try other.inTransaction(.immediate) {
+                                try other.frameworks.insert(Fixtures.framework("elsewhere"))
+                                _ = try ChangeLogTable(db: other).append(
+                                    [Change(kind: .framework, key: "elsewhere", operation: .insert)], committedAt: Date())
+                            }
+                            // Generous: the monitor polls every 100 ms; a loaded machine takes longer.
+                            return delivered.wait(timeout: .now() + 30) == .success
+                        })
                 }.start()
             }
             #expect(try seen.get(), "the commit was not delivered while the pool was blocked")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// `store.events.changedDates()`: one set of dates per committed transaction that changed

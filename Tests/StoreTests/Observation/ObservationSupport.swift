@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 // Helpers for the observation suites: events and feed files. The stream probe is in the shared
@@ -24,8 +25,10 @@ enum ObservationFixtures {
             return object
         }
         feed["frameworks"] = frameworks.map { framework -> [String: Any] in
-            ["id": framework.id, "name": framework.name, "imageName": framework.imageName,
-             "urlString": framework.urlString, "description": framework.description]
+            [
+                "id": framework.id, "name": framework.name, "imageName": framework.imageName,
+                "urlString": framework.urlString, "description": framework.description,
+            ]
         }
         if !deletedEvents.isEmpty { feed["deleted"] = ["events": deletedEvents] }
         let data = try JSONSerialization.data(withJSONObject: feed, options: [.sortedKeys])

@@ -1,6 +1,7 @@
 import Foundation
 import StoreTestSupport
 import Testing
+
 @testable import Store
 
 /// Changes are collected by SQLite's own hooks on the writer connection (`ChangeCollector`), so
@@ -10,7 +11,8 @@ import Testing
 struct RawWriteObservationTests {
     struct Rollback: Error {}
 
-    static let insertFramework = "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, 'Raw', 'raw', 'https://example.com/raw', 'Written with raw SQL.')"
+    static let insertFramework =
+        "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, 'Raw', 'raw', 'https://example.com/raw', 'Written with raw SQL.')"
 
     /// The `changes` texts of every logged transaction.
     static func changeLog(_ store: Store) async throws -> [String] {
@@ -35,7 +37,11 @@ struct RawWriteObservationTests {
             let changes = StreamProbe(store.changes())
             #expect(await eventually { store.observerCount == 1 })
             // The closure throws: the writer rolls the transaction back (the rollback hook fires).
-            _ = await outcome { try await store.write { db in try db.execute(Self.insertFramework, ["thrown"]); throw Rollback() } }
+            _ = await outcome {
+                try await store.write { db in
+                    try db.execute(Self.insertFramework, ["thrown"]); throw Rollback()
+                }
+            }
             // A raw savepoint rolled back inside a write that commits: the rollback hook does not
             // fire for ROLLBACK TO; the collector's savepoint marks drop what it undid.
             try await store.write { db in
@@ -59,12 +65,19 @@ struct RawWriteObservationTests {
         try await withTemporaryStore { store, _ throws in
             try await store.events.insert(ObservationFixtures.event("e", on: "2026-06-08"))
             let changes = StreamProbe(await store.changesFromNow())
-            try await store.write { db in try db.execute("UPDATE events SET date = '2026-06-09', title = 'Moved' WHERE id = 'e'") }
-            #expect(try await changes.next().changes == [
-                Change(kind: .event, key: "e", operation: .update, dates: [Fixtures.date("2026-06-08"), Fixtures.date("2026-06-09")]),
-            ])
+            try await store.write { db in try db.execute("UPDATE events SET date = '2026-06-09', title = 'Moved' WHERE id = 'e'")
+            }
+            #expect(
+                try await changes.next().changes == [
+                    Change(
+                        kind: .event, key: "e", operation: .update,
+                        dates: [Fixtures.date("2026-06-08"), Fixtures.date("2026-06-09")])
+                ])
             try await store.write { db in try db.execute("DELETE FROM events WHERE id = 'e'") }
-            #expect(try await changes.next().changes == [Change(kind: .event, key: "e", operation: .delete, dates: [Fixtures.date("2026-06-09")])])
+            #expect(
+                try await changes.next().changes == [
+                    Change(kind: .event, key: "e", operation: .delete, dates: [Fixtures.date("2026-06-09")])
+                ])
         }
     }
 
@@ -74,7 +87,9 @@ struct RawWriteObservationTests {
             try await store.orders.insert(Fixtures.order("o", prices: ["1.00", "2.00", "3.00"]))
             #expect(try await changes.next().changes == [Change(kind: .order, key: "o", operation: .insert)])
             // An item changed with raw SQL is a change of its order.
-            try await store.write { db in try db.execute("UPDATE order_items SET quantity = 2 WHERE order_id = 'o' AND position = 1") }
+            try await store.write { db in
+                try db.execute("UPDATE order_items SET quantity = 2 WHERE order_id = 'o' AND position = 1")
+            }
             #expect(try await changes.next().changes == [Change(kind: .order, key: "o", operation: .update)])
             // ON DELETE CASCADE removes the items; the order is one delete.
             try await store.write { db in try db.execute("DELETE FROM orders WHERE id = 'o'") }
@@ -90,7 +105,9 @@ struct RawWriteObservationTests {
             try await store.write { db in for id in ["a", "b", "c"] { try db.frameworks.insert(Fixtures.framework(id)) } }
             let changes = StreamProbe(await store.changesFromNow())
             try await store.write { db in try db.execute("DELETE FROM frameworks") }
-            #expect(Set(try await changes.next().changes) == Set(["a", "b", "c"].map { Change(kind: .framework, key: $0, operation: .delete) }))
+            #expect(
+                Set(try await changes.next().changes)
+                    == Set(["a", "b", "c"].map { Change(kind: .framework, key: $0, operation: .delete) }))
         }
     }
 
@@ -100,12 +117,18 @@ struct RawWriteObservationTests {
             try await store.images.put(url, data: Data([1, 2, 3]), contentType: "image/png")
             let changes = StreamProbe(await store.changesFromNow())
             try await store.write { db in
-                try db.execute("INSERT OR REPLACE INTO images (url, data, content_type, size, stored_at, last_access_at) VALUES (?, x'0405', 'image/png', 2, 0, 0)", [.text(url)])
+                try db.execute(
+                    "INSERT OR REPLACE INTO images (url, data, content_type, size, stored_at, last_access_at) VALUES (?, x'0405', 'image/png', 2, 0, 0)",
+                    [.text(url)])
             }
             #expect(try await changes.next().changes == [Change(kind: .image, key: url, operation: .update)])
             // Reading an image touches its access time: bookkeeping, not a change.
             _ = try await store.images.get(url)
-            try await store.write { db in try db.execute("INSERT INTO images (url, data, content_type, size, stored_at, last_access_at) VALUES ('new', x'01', NULL, 1, 0, 0)") }
+            try await store.write { db in
+                try db.execute(
+                    "INSERT INTO images (url, data, content_type, size, stored_at, last_access_at) VALUES ('new', x'01', NULL, 1, 0, 0)"
+                )
+            }
             #expect(try await changes.next().changes == [Change(kind: .image, key: "new", operation: .insert)])
         }
     }
@@ -130,7 +153,9 @@ struct ChangeCollectorTests {
 
     static func connection(in directory: TemporaryDirectory, withoutRowID: Bool) throws -> Database {
         let db = try Database(path: directory.databasePath, options: .init())
-        try db.execute("CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, day TEXT NOT NULL, body TEXT)\(withoutRowID ? " WITHOUT ROWID" : "")")
+        try db.execute(
+            "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, day TEXT NOT NULL, body TEXT)\(withoutRowID ? " WITHOUT ROWID" : "")"
+        )
         db.collectChanges(of: [table])
         try db.changeCollector!.resolveColumnsIfNeeded(db)
         return db
@@ -147,19 +172,23 @@ struct ChangeCollectorTests {
             _ = collector.beginWrite()
             try db.execute("INSERT INTO notes VALUES ('a', '2026-01-01', 'x'), ('b', '2026-01-02', 'y')")
             try db.execute("COMMIT")
-            #expect(collector.takeCommitted() == [
-                Change(kind: .event, key: "a", operation: .insert, dates: [Fixtures.date("2026-01-01")]),
-                Change(kind: .event, key: "b", operation: .insert, dates: [Fixtures.date("2026-01-02")]),
-            ])
+            #expect(
+                collector.takeCommitted() == [
+                    Change(kind: .event, key: "a", operation: .insert, dates: [Fixtures.date("2026-01-01")]),
+                    Change(kind: .event, key: "b", operation: .insert, dates: [Fixtures.date("2026-01-02")]),
+                ])
             try db.execute("BEGIN")
             _ = collector.beginWrite()
             try db.execute("UPDATE notes SET day = '2026-01-05' WHERE id = 'a'")
             try db.execute("DELETE FROM notes")
             try db.execute("COMMIT")
-            #expect(collector.takeCommitted() == [
-                Change(kind: .event, key: "a", operation: .delete, dates: [Fixtures.date("2026-01-01"), Fixtures.date("2026-01-05")]),
-                Change(kind: .event, key: "b", operation: .delete, dates: [Fixtures.date("2026-01-02")]),
-            ])
+            #expect(
+                collector.takeCommitted() == [
+                    Change(
+                        kind: .event, key: "a", operation: .delete,
+                        dates: [Fixtures.date("2026-01-01"), Fixtures.date("2026-01-05")]),
+                    Change(kind: .event, key: "b", operation: .delete, dates: [Fixtures.date("2026-01-02")]),
+                ])
         }
     }
 

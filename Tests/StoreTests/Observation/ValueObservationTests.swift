@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// `store.observe(_:)` and its per-kind shorthands (`frameworks.observeAll()`,
@@ -114,7 +115,8 @@ struct ValueObservationTests {
             // The next emission is the next committed change, without the rolled-back record.
             try await store.frameworks.insert(Fixtures.framework("b"))
             #expect(try await all.next().map(\.id) == ["a", "b"])
-            #expect(try await store.read { try ChangeLogTable(db: $0).batches(after: 0) }.flatMap(\.changes).map(\.key) == ["a", "b"])
+            #expect(
+                try await store.read { try ChangeLogTable(db: $0).batches(after: 0) }.flatMap(\.changes).map(\.key) == ["a", "b"])
         }
     }
 
@@ -127,7 +129,11 @@ struct ValueObservationTests {
 
             // Hold the writer so that the next two writes queue up and share one transaction.
             let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            let hold = Task { try await store.write { _ in holding.signal(); _ = release.wait(timeout: .now() + 60) } }
+            let hold = Task {
+                try await store.write { _ in
+                    holding.signal(); _ = release.wait(timeout: .now() + 60)
+                }
+            }
             #expect(await wait(for: holding))
             let bad = Task {
                 try await store.write { db in
@@ -257,7 +263,8 @@ struct ValueObservationTests {
             #expect(try await one.next() == .some(nil))
             try await withObservationDeadline(5, "store.close()") { await store.close() }
             guard case .finished? = await all.waitForEnd(), case .finished? = await one.waitForEnd() else {
-                Issue.record("expected both streams to finish: \(String(describing: all.ended)), \(String(describing: one.ended))")
+                Issue.record(
+                    "expected both streams to finish: \(String(describing: all.ended)), \(String(describing: one.ended))")
                 return
             }
             #expect(store.observerCount == 0)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Store
 
 /// A clock that stands still until the test advances it.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Store
 
 /// Runs `body` with a fresh temporary directory, and removes the directory afterwards whatever

@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import Store
 
 /// A store's writer kept busy inside a write (which inserts the framework "holder") until
@@ -54,7 +55,8 @@ let tenIDsOneTaken = (0..<10).map { $0 == 4 ? "taken" : "new-\($0)" }
 /// Ten concurrent writes, one per id of `tenIDsOneTaken`; the one for "taken" first inserts
 /// "partial", then fails on the duplicate id. `meanwhile` runs once they are requested.
 /// Returns each id's outcome.
-func writeTenOneFailing(_ store: Store, meanwhile: () async throws -> Void = {}) async throws -> [String: Result<Void, any Error>] {
+func writeTenOneFailing(_ store: Store, meanwhile: () async throws -> Void = {}) async throws -> [String: Result<Void, any Error>]
+{
     try await withThrowingTaskGroup(of: (String, Result<Void, any Error>).self) { group in
         for id in tenIDsOneTaken {
             group.addTask {

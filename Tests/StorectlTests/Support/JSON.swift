@@ -24,7 +24,9 @@ enum JSON {
     }
 
     static func array(_ text: String) throws -> [[String: Any]] {
-        guard let array = try parse(text) as? [[String: Any]] else { throw NotJSON(text: text, reason: "not an array of objects") }
+        guard let array = try parse(text) as? [[String: Any]] else {
+            throw NotJSON(text: text, reason: "not an array of objects")
+        }
         return array
     }
 
@@ -35,8 +37,8 @@ enum JSON {
     static func isNumber(_ value: Any?) -> Bool {
         guard let value, !(value is String), let number = value as? NSNumber else { return false }
         #if canImport(Darwin)
-        // On Darwin, true/false decode as NSNumber too; a boolean's objCType is "c".
-        if String(cString: number.objCType) == "c" { return false }
+            // On Darwin, true/false decode as NSNumber too; a boolean's objCType is "c".
+            if String(cString: number.objCType) == "c" { return false }
         #endif
         _ = number
         return true

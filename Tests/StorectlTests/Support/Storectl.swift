@@ -142,7 +142,9 @@ struct Storectl: Sendable {
         if shell {
             (program, programArguments) = ("/bin/sh", arguments)
         } else if let umask {
-            (program, programArguments) = ("/bin/sh", ["-c", "umask \(umask) && exec \"$0\" \"$@\"", executable.path] + arguments)
+            (program, programArguments) = (
+                "/bin/sh", ["-c", "umask \(umask) && exec \"$0\" \"$@\"", executable.path] + arguments
+            )
         } else {
             (program, programArguments) = (executable.path, arguments)
         }
@@ -165,7 +167,9 @@ struct Storectl: Sendable {
 
     /// `run` with variadic arguments.
     @discardableResult
-    func callAsFunction(_ arguments: String..., environment: [String: String?] = [:], stdin: Data? = nil) async throws -> StorectlResult {
+    func callAsFunction(_ arguments: String..., environment: [String: String?] = [:], stdin: Data? = nil) async throws
+        -> StorectlResult
+    {
         try await run(arguments, environment: environment, stdin: stdin)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// A dry run computes the report a real run gives, and writes nothing.
@@ -11,10 +12,14 @@ struct DryRunBehaviourTests {
     func prepare(_ store: Store, _ folder: BehaviourFolder, policy: SyncPolicy) async throws -> FeedSource {
         let options = SyncOptions(policy: policy)
         var first: [KindFixture: [JSONValue]] = [:]
-        for fixture in KindFixture.allCases { first[fixture] = ["same", "remote", "both", "doomed", "edited-doomed"].map { fixture.json($0, 1) } }
-        let source = try folder.write("feed.json", behaviourFeed(
-            frameworks: first[.framework], orders: first[.order], events: first[.event],
-            images: [imageJSON("https://example.com/kept.png", data: Data([1]))]))
+        for fixture in KindFixture.allCases {
+            first[fixture] = ["same", "remote", "both", "doomed", "edited-doomed"].map { fixture.json($0, 1) }
+        }
+        let source = try folder.write(
+            "feed.json",
+            behaviourFeed(
+                frameworks: first[.framework], orders: first[.order], events: first[.event],
+                images: [imageJSON("https://example.com/kept.png", data: Data([1]))]))
         _ = try await store.sync(from: source, options: options)
         for fixture in KindFixture.allCases {
             try await fixture.update("both", 2, in: store)
@@ -23,15 +28,21 @@ struct DryRunBehaviourTests {
         try folder.write("img/local.png", Data([0x89, 0x50, 0x4E, 0x47]))
         var second: [KindFixture: [JSONValue]] = [:]
         for fixture in KindFixture.allCases {
-            second[fixture] = [fixture.json("same", 1), fixture.json("remote", 3), fixture.json("both", 3), fixture.json("new", 1)]
+            second[fixture] = [
+                fixture.json("same", 1), fixture.json("remote", 3), fixture.json("both", 3), fixture.json("new", 1),
+            ]
         }
         let doomed = ["doomed", "edited-doomed"]
-        try folder.write("feed.json", behaviourFeed(
-            frameworks: second[.framework], orders: second[.order], events: second[.event],
-            images: [imageJSON("https://example.com/kept.png", data: Data([2])),
-                     imageJSON("https://example.com/new.png", data: Data([3]), contentType: "image/png"),
-                     imageJSON("img/local.png")],
-            deleted: [.framework: doomed, .order: doomed, .event: doomed]))
+        try folder.write(
+            "feed.json",
+            behaviourFeed(
+                frameworks: second[.framework], orders: second[.order], events: second[.event],
+                images: [
+                    imageJSON("https://example.com/kept.png", data: Data([2])),
+                    imageJSON("https://example.com/new.png", data: Data([3]), contentType: "image/png"),
+                    imageJSON("img/local.png"),
+                ],
+                deleted: [.framework: doomed, .order: doomed, .event: doomed]))
         return source
     }
 
@@ -42,7 +53,9 @@ struct DryRunBehaviourTests {
             let export = try await store.exportFeed()
             let history = try await store.syncHistory()
             let bytesBefore = try await store.read { db in
-                try db.query("SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3") { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
+                try db.query(
+                    "SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3"
+                ) { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
             }
 
             let dry = try await store.sync(from: source, options: SyncOptions(policy: policy, dryRun: true))
@@ -50,9 +63,12 @@ struct DryRunBehaviourTests {
             #expect(dry.status == .dryRun)
             #expect(try await store.exportFeed() == export)
             #expect(try await store.syncHistory() == history)
-            #expect(try await store.read { db in
-                try db.query("SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3") { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
-            } == bytesBefore)
+            #expect(
+                try await store.read { db in
+                    try db.query(
+                        "SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3"
+                    ) { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
+                } == bytesBefore)
             #expect(try await store.images.contains("img/local.png") == false)
 
             // A second dry run gives the same report: the first changed nothing.
@@ -67,11 +83,12 @@ struct DryRunBehaviourTests {
             #expect(try await store.syncHistory().count == history.count + 1)
 
             // The counts themselves, per policy (every kind alike).
-            let expected: SyncReport.Counts = switch policy {
-            case .keepExisting: counts(inserted: 1, kept: 3, unchanged: 1, deleted: 1)
-            case .preferRemote: counts(inserted: 1, updated: 2, unchanged: 1, deleted: 2)
-            case .threeWay: counts(inserted: 1, updated: 1, kept: 2, unchanged: 1, deleted: 1)
-            }
+            let expected: SyncReport.Counts =
+                switch policy {
+                case .keepExisting: counts(inserted: 1, kept: 3, unchanged: 1, deleted: 1)
+                case .preferRemote: counts(inserted: 1, updated: 2, unchanged: 1, deleted: 2)
+                case .threeWay: counts(inserted: 1, updated: 1, kept: 2, unchanged: 1, deleted: 1)
+                }
             #expect(real.frameworks == expected)
             #expect(real.orders == expected)
             #expect(real.events == expected)
@@ -82,9 +99,11 @@ struct DryRunBehaviourTests {
     /// A dry run of a first sync into an empty store: everything would be inserted, nothing is.
     @Test func dryRunIntoAnEmptyStore() async throws {
         try await withBehaviourStore { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("f", 1)], orders: [KindFixture.order.json("o", 1)],
-                events: [KindFixture.event.json("e", 1)]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("f", 1)], orders: [KindFixture.order.json("o", 1)],
+                    events: [KindFixture.event.json("e", 1)]))
             let empty = try await store.exportFeed()
             let dry = try await store.sync(from: source, options: SyncOptions(dryRun: true))
             #expect(dry.frameworks == counts(inserted: 1))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// An export synced into an empty store exports the same bytes, one page or many.
@@ -7,21 +8,27 @@ import Testing
 struct ExportRoundTripBehaviourTests {
     static let hostile = "'); DROP TABLE frameworks; --"
     static let frameworks = [
-        Framework(id: hostile, name: "Robert'); DROP TABLE orders;--", imageName: "%_*?[]",
-                  urlString: "javascript:alert(1)", description: "\"quoted\" \\ backslash\nnew line\ttab \u{01}\u{1F} </script> \\u0000"),
-        Framework(id: "emoji-👩‍👩‍👧‍👦", name: "🍎 Apple 🏳️‍🌈", imageName: "🖼", urlString: "https://example.com/é?q=ü&x=%20",
-                  description: "RTL \u{200F}עברית\u{200F} and override \u{202E}txet\u{202C}, separators \u{2028}\u{2029}, BOM \u{FEFF}"),
+        Framework(
+            id: hostile, name: "Robert'); DROP TABLE orders;--", imageName: "%_*?[]",
+            urlString: "javascript:alert(1)", description: "\"quoted\" \\ backslash\nnew line\ttab \u{01}\u{1F} </script> \\u0000"
+        ),
+        Framework(
+            id: "emoji-👩‍👩‍👧‍👦", name: "🍎 Apple 🏳️‍🌈", imageName: "🖼", urlString: "https://example.com/é?q=ü&x=%20",
+            description: "RTL \u{200F}עברית\u{200F} and override \u{202E}txet\u{202C}, separators \u{2028}\u{2029}, BOM \u{FEFF}"),
         Framework(id: "e\u{0301}", name: "decomposed", imageName: "", urlString: "", description: ""),
         Framework(id: "é", name: "precomposed", imageName: "", urlString: "", description: "𝄞 outside the BMP"),
-        Framework(id: "arkit", name: "ARKit", imageName: "arkit", urlString: "https://developer.apple.com/augmented-reality/arkit",
-                  description: "ARKit 5 brings Location Anchors to London"),
+        Framework(
+            id: "arkit", name: "ARKit", imageName: "arkit", urlString: "https://developer.apple.com/augmented-reality/arkit",
+            description: "ARKit 5 brings Location Anchors to London"),
     ]
     static let orders = [
-        Order(id: "o-1", placedAt: Date(timeIntervalSince1970: 1_795_000_000.25), items: [
-            OrderItem(itemName: "Milk 🥛", price: Money("0.1")!, aisle: 0, quantity: 3),
-            OrderItem(itemName: "Bread'; --", price: Money("0.2")!, aisle: 12),
-            OrderItem(itemName: "Expensive", price: Money("999999.99")!, aisle: 1, quantity: 1000),
-        ]),
+        Order(
+            id: "o-1", placedAt: Date(timeIntervalSince1970: 1_795_000_000.25),
+            items: [
+                OrderItem(itemName: "Milk 🥛", price: Money("0.1")!, aisle: 0, quantity: 3),
+                OrderItem(itemName: "Bread'; --", price: Money("0.2")!, aisle: 12),
+                OrderItem(itemName: "Expensive", price: Money("999999.99")!, aisle: 1, quantity: 1000),
+            ]),
         Order(id: "o-2", placedAt: Date(timeIntervalSince1970: 0), items: [OrderItem(itemName: "", price: .zero, aisle: 0)]),
     ]
     static let events = [
@@ -90,15 +97,21 @@ struct ExportRoundTripBehaviourTests {
             try await fill(store)
             func whole(_ records: [(RecordKind, JSONValue)], next: String?) -> String {
                 var members = [JSONMember("version", .integer(1))]
-                for kind in RecordKind.allCases { members.append(JSONMember(kind.plural, .array(records.filter { $0.0 == kind }.map(\.1)))) }
+                for kind in RecordKind.allCases {
+                    members.append(JSONMember(kind.plural, .array(records.filter { $0.0 == kind }.map(\.1))))
+                }
                 if let next { members.append(JSONMember("next", .string(next))) }
                 return JSONWriter(pretty: true).string(.object(members)) + "\n"
             }
             let records = try await store.read { db -> [(RecordKind, JSONValue)] in
                 try db.frameworks.fetchAll().map { (RecordKind.framework, $0.jsonValue) }
                     + db.orders.fetchAll().map { (RecordKind.order, $0.jsonValue()) }
-                    + db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map { (RecordKind.event, $0.jsonValue) }
-                    + db.images(budget: .max, now: Date()).fetchAll().map { (RecordKind.image, $0.jsonValue(includingData: true)) }
+                    + db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map {
+                        (RecordKind.event, $0.jsonValue)
+                    }
+                    + db.images(budget: .max, now: Date()).fetchAll().map {
+                        (RecordKind.image, $0.jsonValue(includingData: true))
+                    }
             }
             let expected = whole(records, next: nil)
             #expect(try await store.exportFeed() == expected)
@@ -113,10 +126,14 @@ struct ExportRoundTripBehaviourTests {
 
             for size in [1, 2, 3, records.count, records.count + 5] {
                 let pages = try await store.exportFeedPages(pageSize: size)
-                let chunks = stride(from: 0, to: records.count, by: size).map { Array(records[$0..<min($0 + size, records.count)]) }
-                #expect(pages.map(\.text) == chunks.enumerated().map { index, chunk in
-                    whole(chunk, next: index + 1 < chunks.count ? "feed-\(index + 2).json" : nil)
-                }, "page size \(size)")
+                let chunks = stride(from: 0, to: records.count, by: size).map {
+                    Array(records[$0..<min($0 + size, records.count)])
+                }
+                #expect(
+                    pages.map(\.text)
+                        == chunks.enumerated().map { index, chunk in
+                            whole(chunk, next: index + 1 < chunks.count ? "feed-\(index + 2).json" : nil)
+                        }, "page size \(size)")
                 let out = folder.file("pages-\(size)")
                 try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
                 let names = try await store.exportFeedPages(pageSize: size, toFolder: out.path)
@@ -132,7 +149,8 @@ struct ExportRoundTripBehaviourTests {
 
     @Test func anEmptyStoreExportsAnEmptyFeed() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, _ in
-            let expected = "{\n  \"version\": 1,\n  \"frameworks\": [],\n  \"orders\": [],\n  \"events\": [],\n  \"images\": []\n}\n"
+            let expected =
+                "{\n  \"version\": 1,\n  \"frameworks\": [],\n  \"orders\": [],\n  \"events\": [],\n  \"images\": []\n}\n"
             let exported = try await store.exportFeed()
             let pages = try await store.exportFeedPages(pageSize: 2)
             #expect(exported == expected)
@@ -153,7 +171,9 @@ struct ExportRoundTripBehaviourTests {
 
             let copy = try await openSecondStore(in: folder, name: "paged.sqlite")
             let report = try await copy.sync(from: .file(folder.file("paged/feed.json")))
-            #expect(report.frameworks.inserted + report.orders.inserted + report.events.inserted + report.images.stored == recordCount)
+            #expect(
+                report.frameworks.inserted + report.orders.inserted + report.events.inserted + report.images.stored == recordCount
+            )
             #expect(try await copy.exportFeed() == export)
             #expect(try await copy.exportFeedPages(pageSize: 2) == pages)
             #expect(try await copy.syncHistory().count == 1)

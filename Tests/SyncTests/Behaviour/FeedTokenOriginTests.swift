@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// The bearer token goes to the first page's origin (scheme, host, port) only: never to a page
@@ -15,12 +16,16 @@ struct FeedTokenOriginTests {
         defer { a.stop() }
         let b = try await RecordingServer.start()
         defer { b.stop() }
-        try a.publish("feed.json", behaviourFeed(
-            frameworks: [KindFixture.framework.json("f1", 1)], next: b.url("/feed-2.json").absoluteString))
-        try b.publish("feed-2.json", behaviourFeed(
-            frameworks: [KindFixture.framework.json("f2", 1)],
-            images: [imageJSON(b.url("/img/b.png").absoluteString), imageJSON(a.url("/img/a.png").absoluteString)],
-            next: a.url("/feed-3.json").absoluteString))
+        try a.publish(
+            "feed.json",
+            behaviourFeed(
+                frameworks: [KindFixture.framework.json("f1", 1)], next: b.url("/feed-2.json").absoluteString))
+        try b.publish(
+            "feed-2.json",
+            behaviourFeed(
+                frameworks: [KindFixture.framework.json("f2", 1)],
+                images: [imageJSON(b.url("/img/b.png").absoluteString), imageJSON(a.url("/img/a.png").absoluteString)],
+                next: a.url("/feed-3.json").absoluteString))
         try a.publish("feed-3.json", behaviourFeed(frameworks: [KindFixture.framework.json("f3", 1)]))
         try a.publish("img/a.png", Data("A".utf8))
         try b.publish("img/b.png", Data("B".utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// One invalid feed and what its error must say: each expected problem is a JSON path (empty
@@ -32,79 +33,112 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [InvalidFeed] = [
-        InvalidFeed("truncated", #"{"version": 1, "frameworks": [\#(framework)"#,
-                    [("", "not valid JSON"), ("", "end of the document")], total: 1),
+        InvalidFeed(
+            "truncated", #"{"version": 1, "frameworks": [\#(framework)"#,
+            [("", "not valid JSON"), ("", "end of the document")], total: 1),
         InvalidFeed("trailing garbage", #"{"version": 1} {"version": 1}"#, [("", "after the end of the document")], total: 1),
-        InvalidFeed("lone surrogate", #"{"version": 1, "events": [{"id": "e", "title": "\ud800", "date": "2026-01-01"}]}"#,
-                    [("", "lone surrogate")], total: 1),
-        InvalidFeed("lone low surrogate", #"{"version": 1, "events": [{"id": "e", "title": "x\udc00y", "date": "2026-01-01"}]}"#,
-                    [("", "lone surrogate")], total: 1),
-        InvalidFeed("invalid UTF-8", Data(#"{"version": 1, "events": [{"id": "e", "title": ""#.utf8) + Data([0xC3, 0x28, 0xFF])
-                        + Data(#"", "date": "2026-01-01"}]}"#.utf8),
-                    [("", "invalid UTF-8")], total: 1),
-        InvalidFeed("raw NUL in a string", Data(#"{"version": 1, "events": [{"id": "e", "title": "a"#.utf8) + Data([0])
-                        + Data(#"b", "date": "2026-01-01"}]}"#.utf8),
-                    [("", "control character U+0000")], total: 1),
-        InvalidFeed("1e999 as a price", #"{"version": 1, "orders": [\#(order(price: "1e999"))]}"#,
-                    [("orders[0].items[0].price", "1e999 is too large: at most 10000000000.00")], total: 1),
-        InvalidFeed("price with 3 decimals", #"{"version": 1, "orders": [\#(order(price: "2.499"))]}"#,
-                    [("orders[0].items[0].price", "2.499")], total: 1),
-        InvalidFeed("negative price", #"{"version": 1, "orders": [\#(order(price: "-0.01"))]}"#,
-                    [("orders[0].items[0].price", "-0.01")], total: 1),
-        InvalidFeed("price as a string", #"{"version": 1, "orders": [\#(order(price: "\"2.49\""))]}"#,
-                    [("orders[0].items[0].price", "expected a number, found the string '2.49'")], total: 1),
-        InvalidFeed("duplicate keys", #"{"version": 1, "frameworks": [{"id": "a", "id": "b", "name": "F", "imageName": "f", "urlString": "u", "description": "d"}]}"#,
-                    [("frameworks[0]", "the member 'id' appears more than once")], total: 1),
-        InvalidFeed("duplicate version key", #"{"version": 1, "version": 1}"#,
-                    [("", "the member 'version' appears more than once")], total: 1),
-        InvalidFeed("nesting 100,000 levels deep",
-                    #"{"version": 1, "extra": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
-                    [("", "nesting is deeper than 256 levels")], total: 1),
+        InvalidFeed(
+            "lone surrogate", #"{"version": 1, "events": [{"id": "e", "title": "\ud800", "date": "2026-01-01"}]}"#,
+            [("", "lone surrogate")], total: 1),
+        InvalidFeed(
+            "lone low surrogate", #"{"version": 1, "events": [{"id": "e", "title": "x\udc00y", "date": "2026-01-01"}]}"#,
+            [("", "lone surrogate")], total: 1),
+        InvalidFeed(
+            "invalid UTF-8",
+            Data(#"{"version": 1, "events": [{"id": "e", "title": ""#.utf8) + Data([0xC3, 0x28, 0xFF])
+                + Data(#"", "date": "2026-01-01"}]}"#.utf8),
+            [("", "invalid UTF-8")], total: 1),
+        InvalidFeed(
+            "raw NUL in a string",
+            Data(#"{"version": 1, "events": [{"id": "e", "title": "a"#.utf8) + Data([0])
+                + Data(#"b", "date": "2026-01-01"}]}"#.utf8),
+            [("", "control character U+0000")], total: 1),
+        InvalidFeed(
+            "1e999 as a price", #"{"version": 1, "orders": [\#(order(price: "1e999"))]}"#,
+            [("orders[0].items[0].price", "1e999 is too large: at most 10000000000.00")], total: 1),
+        InvalidFeed(
+            "price with 3 decimals", #"{"version": 1, "orders": [\#(order(price: "2.499"))]}"#,
+            [("orders[0].items[0].price", "2.499")], total: 1),
+        InvalidFeed(
+            "negative price", #"{"version": 1, "orders": [\#(order(price: "-0.01"))]}"#,
+            [("orders[0].items[0].price", "-0.01")], total: 1),
+        InvalidFeed(
+            "price as a string", #"{"version": 1, "orders": [\#(order(price: "\"2.49\""))]}"#,
+            [("orders[0].items[0].price", "expected a number, found the string '2.49'")], total: 1),
+        InvalidFeed(
+            "duplicate keys",
+            #"{"version": 1, "frameworks": [{"id": "a", "id": "b", "name": "F", "imageName": "f", "urlString": "u", "description": "d"}]}"#,
+            [("frameworks[0]", "the member 'id' appears more than once")], total: 1),
+        InvalidFeed(
+            "duplicate version key", #"{"version": 1, "version": 1}"#,
+            [("", "the member 'version' appears more than once")], total: 1),
+        InvalidFeed(
+            "nesting 100,000 levels deep",
+            #"{"version": 1, "extra": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
+            [("", "nesting is deeper than 256 levels")], total: 1),
         InvalidFeed("version 2", #"{"version": 2}"#, [("version", "must be 1, found the number 2")], total: 1),
         InvalidFeed("version \"1\"", #"{"version": "1"}"#, [("version", "must be 1, found the string '1'")], total: 1),
         InvalidFeed("version 1.0", #"{"version": 1.0}"#, [("version", "must be 1")], total: 1),
         InvalidFeed("version missing", #"{"frameworks": []}"#, [("version", "is required")], total: 1),
-        InvalidFeed("duplicate id within a kind", #"{"version": 1, "frameworks": [\#(framework), \#(framework)]}"#,
-                    [("frameworks[1].id", "'f' is a duplicate: it already appears at")], total: 1),
-        InvalidFeed("same id in two kinds is fine, but not twice in events",
-                    #"{"version": 1, "frameworks": [\#(framework)], "events": [{"id": "f", "title": "t", "date": "2026-01-01"}, {"id": "f", "title": "t", "date": "2026-01-02"}]}"#,
-                    [("events[1].id", "duplicate")], total: 1),
-        InvalidFeed("missing fields", #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u"}], "orders": [{"id": "o"}]}"#,
-                    [("frameworks[0].name", "is required"), ("frameworks[0].description", "is required"),
-                     ("orders[0].placedAt", "is required"), ("orders[0].items", "is required")], total: 4),
-        InvalidFeed("wrong types",
-                    #"{"version": 1, "frameworks": {}, "orders": [{"id": 7, "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "Milk", "price": 1, "aisle": "3", "quantity": 0}]}], "events": [{"id": "e", "title": 5, "date": "2026-01-01", "notes": false}]}"#,
-                    [("frameworks", "expected an array, found an object"), ("orders[0].id", "expected a string, found the number 7"),
-                     ("orders[0].items[0].aisle", "expected an integer, found the string '3'"),
-                     ("orders[0].items[0].quantity", "0 is not an integer of at least 1"),
-                     ("events[0].title", "expected a string, found the number 5"), ("events[0].notes", "expected a string")],
-                    total: 6),
-        InvalidFeed("non-existent date",
-                    #"{"version": 1, "events": [{"id": "e1", "title": "ok", "date": "2026-02-28"}, {"id": "e2", "title": "t", "date": "2026-02-30"}]}"#,
-                    [("events[1].date", "'2026-02-30' is not a calendar date")], total: 1),
-        InvalidFeed("not an RFC 3339 timestamp",
-                    #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20 09:30", "items": [\#(item)]}]}"#,
-                    [("orders[0].placedAt", "is not an RFC 3339 timestamp")], total: 1),
-        InvalidFeed("order without items", #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": []}]}"#,
-                    [("orders[0].items", "at least one item")], total: 1),
-        InvalidFeed("id of 10,000 characters",
-                    #"{"version": 1, "frameworks": [{"id": "\#(String(repeating: "x", count: 10_000))", "name": "F", "imageName": "f", "urlString": "u", "description": "d"}]}"#,
-                    [("frameworks[0].id", "is 10000 characters long; at most 200 are allowed")], total: 1),
-        InvalidFeed("empty id", #"{"version": 1, "events": [{"id": "", "title": "t", "date": "2026-01-01"}]}"#,
-                    [("events[0].id", "must not be empty")], total: 1),
+        InvalidFeed(
+            "duplicate id within a kind", #"{"version": 1, "frameworks": [\#(framework), \#(framework)]}"#,
+            [("frameworks[1].id", "'f' is a duplicate: it already appears at")], total: 1),
+        InvalidFeed(
+            "same id in two kinds is fine, but not twice in events",
+            #"{"version": 1, "frameworks": [\#(framework)], "events": [{"id": "f", "title": "t", "date": "2026-01-01"}, {"id": "f", "title": "t", "date": "2026-01-02"}]}"#,
+            [("events[1].id", "duplicate")], total: 1),
+        InvalidFeed(
+            "missing fields",
+            #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u"}], "orders": [{"id": "o"}]}"#,
+            [
+                ("frameworks[0].name", "is required"), ("frameworks[0].description", "is required"),
+                ("orders[0].placedAt", "is required"), ("orders[0].items", "is required"),
+            ], total: 4),
+        InvalidFeed(
+            "wrong types",
+            #"{"version": 1, "frameworks": {}, "orders": [{"id": 7, "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "Milk", "price": 1, "aisle": "3", "quantity": 0}]}], "events": [{"id": "e", "title": 5, "date": "2026-01-01", "notes": false}]}"#,
+            [
+                ("frameworks", "expected an array, found an object"), ("orders[0].id", "expected a string, found the number 7"),
+                ("orders[0].items[0].aisle", "expected an integer, found the string '3'"),
+                ("orders[0].items[0].quantity", "0 is not an integer of at least 1"),
+                ("events[0].title", "expected a string, found the number 5"), ("events[0].notes", "expected a string"),
+            ],
+            total: 6),
+        InvalidFeed(
+            "non-existent date",
+            #"{"version": 1, "events": [{"id": "e1", "title": "ok", "date": "2026-02-28"}, {"id": "e2", "title": "t", "date": "2026-02-30"}]}"#,
+            [("events[1].date", "'2026-02-30' is not a calendar date")], total: 1),
+        InvalidFeed(
+            "not an RFC 3339 timestamp",
+            #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20 09:30", "items": [\#(item)]}]}"#,
+            [("orders[0].placedAt", "is not an RFC 3339 timestamp")], total: 1),
+        InvalidFeed(
+            "order without items", #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": []}]}"#,
+            [("orders[0].items", "at least one item")], total: 1),
+        InvalidFeed(
+            "id of 10,000 characters",
+            #"{"version": 1, "frameworks": [{"id": "\#(String(repeating: "x", count: 10_000))", "name": "F", "imageName": "f", "urlString": "u", "description": "d"}]}"#,
+            [("frameworks[0].id", "is 10000 characters long; at most 200 are allowed")], total: 1),
+        InvalidFeed(
+            "empty id", #"{"version": 1, "events": [{"id": "", "title": "t", "date": "2026-01-01"}]}"#,
+            [("events[0].id", "must not be empty")], total: 1),
         InvalidFeed("empty body", "", [("", "the document is empty")], total: 1),
         InvalidFeed("only whitespace", " \n\t ", [("", "the document is empty")], total: 1),
         InvalidFeed("top-level array", #"[{"version": 1}]"#, [("", "the top level must be an object, found an array")], total: 1),
-        InvalidFeed("sent and deleted", #"{"version": 1, "frameworks": [\#(framework)], "deleted": {"frameworks": ["f"]}}"#,
-                    [("deleted.frameworks[0]", "a record cannot be both sent and deleted")], total: 1),
-        InvalidFeed("bad base64", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "!!!"}]}"#,
-                    [("images[0].data", "is not valid base64")], total: 1),
-        InvalidFeed("image with another scheme", #"{"version": 1, "images": [{"url": "ftp://example.com/a.png"}]}"#,
-                    [("images[0].url", "must be an http(s) URL or relative to the feed")], total: 1),
-        InvalidFeed("several problems in one feed",
-                    #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u", "description": "d"}], "orders": [\#(order(price: "0.125"))], "events": [{"id": "e1", "title": "ok", "date": "2026-03-01"}, {"id": "e2", "title": "t", "date": "2026-13-01"}]}"#,
-                    [("frameworks[0].name", "is required"), ("orders[0].items[0].price", "0.125"), ("events[1].date", "2026-13-01")],
-                    total: 3),
+        InvalidFeed(
+            "sent and deleted", #"{"version": 1, "frameworks": [\#(framework)], "deleted": {"frameworks": ["f"]}}"#,
+            [("deleted.frameworks[0]", "a record cannot be both sent and deleted")], total: 1),
+        InvalidFeed(
+            "bad base64", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "!!!"}]}"#,
+            [("images[0].data", "is not valid base64")], total: 1),
+        InvalidFeed(
+            "image with another scheme", #"{"version": 1, "images": [{"url": "ftp://example.com/a.png"}]}"#,
+            [("images[0].url", "must be an http(s) URL or relative to the feed")], total: 1),
+        InvalidFeed(
+            "several problems in one feed",
+            #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u", "description": "d"}], "orders": [\#(order(price: "0.125"))], "events": [{"id": "e1", "title": "ok", "date": "2026-03-01"}, {"id": "e2", "title": "t", "date": "2026-13-01"}]}"#,
+            [("frameworks[0].name", "is required"), ("orders[0].items[0].price", "0.125"), ("events[1].date", "2026-13-01")],
+            total: 3),
     ]
 }
 
@@ -132,8 +166,9 @@ struct FeedValidationBehaviourTests {
 
             let validation = try #require(error as? FeedValidationError, "\(String(describing: error))")
             for (path, fragment) in invalid.expected {
-                #expect(validation.problems.contains { $0.path == path && $0.message.contains(fragment) },
-                        "no problem at '\(path)' containing '\(fragment)' in:\n\(validation)")
+                #expect(
+                    validation.problems.contains { $0.path == path && $0.message.contains(fragment) },
+                    "no problem at '\(path)' containing '\(fragment)' in:\n\(validation)")
             }
             if let total = invalid.total {
                 #expect(validation.totalCount == total, "\(validation)")
@@ -156,7 +191,9 @@ struct FeedValidationBehaviourTests {
 
     @Test func unknownFieldsAreIgnored() async throws {
         try await withBehaviourStore { store, folder in
-            let source = try folder.write("feed.json", #"""
+            let source = try folder.write(
+                "feed.json",
+                #"""
                 {"version": 1, "generator": {"name": "future", "flags": [1, 2, {"deep": null}]},
                  "frameworks": [{"id": "f", "name": "F", "imageName": "f", "urlString": "u", "description": "d", "color": "red"}],
                  "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "currency": "EUR",
@@ -169,7 +206,9 @@ struct FeedValidationBehaviourTests {
             #expect(report.frameworks == counts(inserted: 1))
             #expect(report.orders == counts(inserted: 1))
             #expect(report.events == counts(inserted: 1))
-            #expect(try await store.frameworks.find("f") == Framework(id: "f", name: "F", imageName: "f", urlString: "u", description: "d"))
+            #expect(
+                try await store.frameworks.find("f")
+                    == Framework(id: "f", name: "F", imageName: "f", urlString: "u", description: "d"))
             #expect(try await store.orders.total("o") == Money(minorUnits: 249))
             #expect(try await store.events.find("e")?.date == CalendarDate("2026-06-08"))
         }
@@ -178,9 +217,13 @@ struct FeedValidationBehaviourTests {
     @Test func duplicateIDsAcrossPagesAreRefused() async throws {
         try await withBehaviourStore { store, folder in
             let before = try await store.exportFeed()
-            let first = try folder.write("feed.json", behaviourFeed(events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
-            try folder.write("page-2.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("e-1", 1)], events: [KindFixture.event.json("e-2", 1), KindFixture.event.json("e-1", 2)]))
+            let first = try folder.write(
+                "feed.json", behaviourFeed(events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
+            try folder.write(
+                "page-2.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("e-1", 1)],
+                    events: [KindFixture.event.json("e-2", 1), KindFixture.event.json("e-1", 2)]))
 
             let error = await behaviourError { try await store.sync(from: first) }
 
@@ -200,15 +243,18 @@ struct FeedValidationBehaviourTests {
     /// duplicate.
     @Test func canonicallyEquivalentIDsAreDistinctKeys() async throws {
         try await withBehaviourStore { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(
-                events: [KindFixture.event.json("\u{E9}", 1), KindFixture.event.json("e\u{301}", 2)],
-                deleted: [.framework: ["\u{C5}", "A\u{30A}"]]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    events: [KindFixture.event.json("\u{E9}", 1), KindFixture.event.json("e\u{301}", 2)],
+                    deleted: [.framework: ["\u{C5}", "A\u{30A}"]]))
             let report = try await store.sync(from: source)
             #expect(report.events == counts(inserted: 2))
             let ids = try await store.events.fetchAll().map { Array($0.id.utf8) }
             #expect(Set(ids) == [Array("\u{E9}".utf8), Array("e\u{301}".utf8)])
 
-            try folder.write("dup.json", behaviourFeed(events: [KindFixture.event.json("e\u{301}", 1), KindFixture.event.json("e\u{301}", 2)]))
+            try folder.write(
+                "dup.json", behaviourFeed(events: [KindFixture.event.json("e\u{301}", 1), KindFixture.event.json("e\u{301}", 2)]))
             let error = await behaviourError { try await store.sync(from: .file(folder.file("dup.json"))) }
             let validation = try #require(error as? FeedValidationError)
             #expect(validation.problems.map(\.path) == ["events[1].id"])
@@ -217,15 +263,19 @@ struct FeedValidationBehaviourTests {
 
     @Test func nextThatLoopsBackIsRefused() async throws {
         try await withBehaviourStore { store, folder in
-            let first = try folder.write("feed.json", behaviourFeed(events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
+            let first = try folder.write(
+                "feed.json", behaviourFeed(events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
             try folder.write("page-2.json", behaviourFeed(events: [KindFixture.event.json("e-2", 1)], next: "./feed.json"))
             let before = try await store.exportFeed()
 
             let error = await behaviourError { try await store.sync(from: first) }
 
             let validation = try #require(error as? FeedValidationError)
-            #expect(validation.problems == [FeedProblem(
-                source: folder.file("page-2.json").path, path: "next", message: "'./feed.json' loops back to page 1")])
+            #expect(
+                validation.problems == [
+                    FeedProblem(
+                        source: folder.file("page-2.json").path, path: "next", message: "'./feed.json' loops back to page 1")
+                ])
             #expect(try await store.exportFeed() == before)
         }
     }
@@ -242,8 +292,11 @@ struct FeedValidationBehaviourTests {
 
     @Test func pagesAreAllOrNothing() async throws {
         try await withBehaviourStore { store, folder in
-            let first = try folder.write("feed.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("f", 1)], events: [KindFixture.event.json("e-1", 1)], next: "page-2.json"))
+            let first = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("f", 1)], events: [KindFixture.event.json("e-1", 1)],
+                    next: "page-2.json"))
             try folder.write("page-2.json", #"{"version": 1, "events": [{"id": "e-2", "title": "t", "date": "2026-02-29"}]}"#)
             let error = await behaviourError { try await store.sync(from: first) }
             let validation = try #require(error as? FeedValidationError)
@@ -259,14 +312,19 @@ struct FeedValidationBehaviourTests {
     @Test(arguments: [
         ("a duplicate id at the end", #"{"id": "fw-0", "name": "n", "imageName": "i", "urlString": "u", "description": "d"}]}"#),
         ("a truncated document", #"{"id": "fw-late", "name": "n", "imageName": "i", "urlString": "u", "desc"#),
-        ("a version that comes last and is wrong", #"{"id": "fw-late", "name": "n", "imageName": "i", "urlString": "u", "description": "d"}], "version": 2}"#),
+        (
+            "a version that comes last and is wrong",
+            #"{"id": "fw-late", "name": "n", "imageName": "i", "urlString": "u", "description": "d"}], "version": 2}"#
+        ),
     ])
     func aLateProblemRollsBackEveryRecordAppliedBeforeIt(_ name: String, _ tail: String) async throws {
         try await withBehaviourStore { store, folder in
             _ = try await store.sync(from: try folder.write("base.json", Self.base))
             let before = try await store.exportFeed()
             let state = { @Sendable (db: Database) throws -> [String] in
-                try db.query("SELECT s.source || ' ' || r.kind || ' ' || r.key || ' ' || r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1") { $0.text(0) }
+                try db.query(
+                    "SELECT s.source || ' ' || r.kind || ' ' || r.key || ' ' || r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1"
+                ) { $0.text(0) }
                     + db.query("SELECT 'log ' || count(*) FROM change_log") { $0.text(0) }
             }
             let stateBefore = try await store.read(state)
@@ -276,7 +334,9 @@ struct FeedValidationBehaviourTests {
                 text += #"{"id": "fw-\#(index)", "name": "n", "imageName": "i", "urlString": "u", "description": "d"},"#
             }
             text += tail
-            if !tail.contains(#""version""#) && !tail.hasSuffix("desc") { text = text.replacingOccurrences(of: "]}", with: #"], "version": 1}"#) }
+            if !tail.contains(#""version""#) && !tail.hasSuffix("desc") {
+                text = text.replacingOccurrences(of: "]}", with: #"], "version": 1}"#)
+            }
             let source = try folder.write("feed.json", text)
             let error = await behaviourError { try await store.sync(from: source) }
 
@@ -289,7 +349,9 @@ struct FeedValidationBehaviourTests {
 
     @Test func problemListIsCappedButCounted() async throws {
         try await withBehaviourStore { store, folder in
-            let events = (0..<150).map { JSONValue.object(["id": .string("e\($0)"), "title": .string("t"), "date": .string("2026-02-30")]) }
+            let events = (0..<150).map {
+                JSONValue.object(["id": .string("e\($0)"), "title": .string("t"), "date": .string("2026-02-30")])
+            }
             let source = try folder.write("feed.json", behaviourFeed(events: events))
             let error = await behaviourError { try await store.sync(from: source) }
             let validation = try #require(error as? FeedValidationError)
@@ -314,7 +376,7 @@ struct FeedValidationBehaviourTests {
             } catch let error as JSONParseError {
                 #expect(error.message == "nesting is deeper than 256 levels")
                 #expect(error.line == 1)
-                #expect(error.offset == 256 * 5)  // at the 257th '{'
+                #expect(error.offset == 256 * 5) // at the 257th '{'
             }
         }
         // 256 levels are fine.
@@ -354,7 +416,9 @@ struct FeedValidationBehaviourTests {
         func next(_ text: String) -> JSONValue? { JSONParser.topLevelMember("next", in: Data(text.utf8)) }
         #expect(next(#"{"version": 1, "next": "p2.json"}"#) == .string("p2.json"))
         #expect(next(#"{"next": "a\"b\u00e9.json", "version": 1}"#) == .string("a\"bé.json"))
-        #expect(next(#"{"frameworks": [{"next": "nested.json", "id": "x\"next\""}], "notes": "\"next\": \"no\"", "next": null}"#) == .null)
+        #expect(
+            next(#"{"frameworks": [{"next": "nested.json", "id": "x\"next\""}], "notes": "\"next\": \"no\"", "next": null}"#)
+                == .null)
         #expect(next(#"{"deleted": {"next": "nested.json"}, "version": 1}"#) == nil)
         #expect(next(#"["next", "p2.json"]"#) == nil)
         #expect(next(#"{"next": 3}"#) == .number("3"))
@@ -369,15 +433,25 @@ struct FeedValidationBehaviourTests {
         let reordered = #"{"description": "d", "urlString": "u", "imageName": "b", "name": "B", "id": "b"}"#
         let extra = #"{"id": "c", "name": "C", "imageName": "c", "urlString": "u", "description": "d", "color": "red"}"#
         let escaped = #"{"id": "d\u00e9", "name": "D \"quoted\"", "imageName": "d", "urlString": "u", "description": "d"}"#
-        let feed = try Feed.decode(Data(#"{"version": 1, "frameworks": [\#(plain), \#(reordered), \#(extra), \#(escaped)]}"#.utf8))
+        let feed = try Feed.decode(
+            Data(#"{"version": 1, "frameworks": [\#(plain), \#(reordered), \#(extra), \#(escaped)]}"#.utf8))
         #expect(feed.frameworks.map(\.id) == ["a", "b", "c", "dé"])
         #expect(feed.frameworks[1] == Framework(id: "b", name: "B", imageName: "b", urlString: "u", description: "d"))
         #expect(feed.frameworks[3].name == #"D "quoted""#)
 
         let refused: [(String, String, String)] = [
-            (#"{"id": "z", "name": "A", "name": "B", "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1]", "more than once"),
-            (#"{"id": "x", "name": 1, "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1].name", "expected a string"),
-            (#"{"id": "", "name": "A", "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1].id", "must not be empty"),
+            (
+                #"{"id": "z", "name": "A", "name": "B", "imageName": "a", "urlString": "u", "description": "d"}"#,
+                "frameworks[1]", "more than once"
+            ),
+            (
+                #"{"id": "x", "name": 1, "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1].name",
+                "expected a string"
+            ),
+            (
+                #"{"id": "", "name": "A", "imageName": "a", "urlString": "u", "description": "d"}"#, "frameworks[1].id",
+                "must not be empty"
+            ),
             (plain, "frameworks[1].id", "is a duplicate: it already appears at feed: frameworks[0].id"),
             (#"{"id": "y", "name": "A", "imageName": "a", "urlString": "u"}"#, "frameworks[1].description", "is required"),
         ]
@@ -402,12 +476,14 @@ struct FeedValidationBehaviourTests {
     @Test func aRemotePageCannotNameAFileImage() throws {
         var validator = FeedValidator()
         var collector = FeedCollector()
-        let page = Data(#"""
+        let page = Data(
+            #"""
             {"version": 1, "images": [{"url": "file:///etc/passwd"}, {"url": "img/a.png"}, {"url": "https://cdn.example/b.png"}],
              "deleted": {"images": ["file:///etc/hosts"]}}
             """#.utf8)
-        try validator.add(page, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!,
-                          into: &collector)
+        try validator.add(
+            page, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!,
+            into: &collector)
         #expect(throws: FeedValidationError.self) { try validator.finish() }
         do {
             try validator.finish()
@@ -424,8 +500,9 @@ struct FeedValidationBehaviourTests {
         var validator = FeedValidator()
         var collector = FeedCollector()
         let page = Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "https://cdn.example/b.png"}]}"#.utf8)
-        try validator.add(page, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!,
-                          into: &collector)
+        try validator.add(
+            page, source: "https://feeds.example/v1/feed.json", pageURL: URL(string: "https://feeds.example/v1/feed.json")!,
+            into: &collector)
         try validator.finish()
         #expect(collector.feed.images.map(\.url) == ["https://feeds.example/v1/img/a.png", "https://cdn.example/b.png"])
     }
@@ -434,8 +511,9 @@ struct FeedValidationBehaviourTests {
         var validator = FeedValidator()
         var collector = FeedCollector()
         let page = URL(fileURLWithPath: "/tmp/feeds/feed.json")
-        try validator.add(Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "file:///etc/passwd"}]}"#.utf8),
-                          source: page.path, pageURL: page, into: &collector)
+        try validator.add(
+            Data(#"{"version": 1, "images": [{"url": "img/a.png"}, {"url": "file:///etc/passwd"}]}"#.utf8),
+            source: page.path, pageURL: page, into: &collector)
         #expect(validator.hasProblems)
         #expect(collector.feed.images.map(\.url) == ["img/a.png"])
         #expect(collector.feed.images.first?.location == URL(fileURLWithPath: "/tmp/feeds/img/a.png"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Feed images: inline bytes are stored with the records; urls without bytes are downloaded
@@ -10,10 +11,12 @@ struct ImageSyncBehaviourTests {
 
     @Test func inlineDataIsStored() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(images: [
-                imageJSON("https://example.com/a.png", data: Self.png, contentType: "image/png"),
-                imageJSON("img/relative.png", data: Data("text".utf8)),
-            ]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(images: [
+                    imageJSON("https://example.com/a.png", data: Self.png, contentType: "image/png"),
+                    imageJSON("img/relative.png", data: Data("text".utf8)),
+                ]))
             let report = try await store.sync(from: source)
             var expected = SyncReport.ImageCounts()
             expected.stored = 2
@@ -37,8 +40,10 @@ struct ImageSyncBehaviourTests {
         let recording = RecordingTransport(delay: .milliseconds(200))
 
         try await withBehaviourStore(transport: recording.transport) { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(imageURL.absoluteString)]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(imageURL.absoluteString)]))
             let fetcher = store.fetcher
             let pipeline = store.imagePipeline
 
@@ -46,8 +51,9 @@ struct ImageSyncBehaviourTests {
             let outcomes = try await withThrowingTaskGroup(of: ImagePipeline.Outcome.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        try await pipeline.load(imageURL.absoluteString, from: imageURL, fetcher: fetcher,
-                                                maximumBytes: 1 << 20, timeout: .seconds(10))
+                        try await pipeline.load(
+                            imageURL.absoluteString, from: imageURL, fetcher: fetcher,
+                            maximumBytes: 1 << 20, timeout: .seconds(10))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -80,7 +86,8 @@ struct ImageSyncBehaviourTests {
         let one = try server.publish("img/one.png", "one")
         let two = try server.publish("img/two.png", "two")
         try await withBehaviourStore { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(images: [imageJSON(one.absoluteString), imageJSON(two.absoluteString)]))
+            let source = try folder.write(
+                "feed.json", behaviourFeed(images: [imageJSON(one.absoluteString), imageJSON(two.absoluteString)]))
             let first = try await store.sync(from: source)
             #expect(first.images.downloaded == 2)
             #expect(try await store.images.get(one.absoluteString)?.data == Data("one".utf8))
@@ -145,8 +152,10 @@ struct ImageSyncBehaviourTests {
         defer { server.stop() }
         let big = server.url("/big?bytes=5000")
         try await withBehaviourStore { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(
-                events: [KindFixture.event.json("e", 1)], images: [imageJSON(big.absoluteString)]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    events: [KindFixture.event.json("e", 1)], images: [imageJSON(big.absoluteString)]))
             var options = SyncOptions()
             options.maximumImageBytes = 1000
             let report = try await store.sync(from: source, options: options)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// A local feed's images may only be read from inside the feed's own folder: an absolute path,
@@ -12,8 +13,10 @@ struct LocalFeedImagePathTests {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             try folder.write("secret.txt", "the secret")
             try setUp(folder)
-            let source = try folder.write("feed/feed.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("f1", 1)], images: [imageJSON(url)]))
+            let source = try folder.write(
+                "feed/feed.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("f1", 1)], images: [imageJSON(url)]))
 
             let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
             #expect(error?.problems.map(\.path) == ["images[0].url"], "\(String(describing: error))")
@@ -30,7 +33,8 @@ struct LocalFeedImagePathTests {
     @Test func absolutePathToAFileInTheFeedsFolderIsRefusedToo() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             try folder.write("feed/img/a.png", "A")
-            let source = try folder.write("feed/feed.json", behaviourFeed(images: [imageJSON(folder.file("feed/img/a.png").path)]))
+            let source = try folder.write(
+                "feed/feed.json", behaviourFeed(images: [imageJSON(folder.file("feed/img/a.png").path)]))
             let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
             #expect(error?.problems.map(\.path) == ["images[0].url"])
         }
@@ -56,13 +60,15 @@ struct LocalFeedImagePathTests {
     @Test func symbolicLinkOutOfTheFolderIsRefused() async throws {
         try await refuses("img/link.png") { folder in
             try FileManager.default.createDirectory(at: folder.file("feed/img"), withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/img/link.png").path,
-                                                       withDestinationPath: "../../secret.txt")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.file("feed/img/link.png").path,
+                withDestinationPath: "../../secret.txt")
         }
         try await refuses("outside/secret.txt") { folder in
             try FileManager.default.createDirectory(at: folder.file("feed"), withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/outside").path,
-                                                       withDestinationPath: folder.url.path)
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.file("feed/outside").path,
+                withDestinationPath: folder.url.path)
         }
     }
 
@@ -70,10 +76,13 @@ struct LocalFeedImagePathTests {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             try folder.write("feed/img/a.png", "A")
             try folder.write("feed/b.png", "B")
-            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/img/link.png").path, withDestinationPath: "a.png")
-            let source = try folder.write("feed/feed.json", behaviourFeed(images: [
-                imageJSON("img/a.png"), imageJSON("img/../b.png"), imageJSON("img/link.png"),
-            ]))
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.file("feed/img/link.png").path, withDestinationPath: "a.png")
+            let source = try folder.write(
+                "feed/feed.json",
+                behaviourFeed(images: [
+                    imageJSON("img/a.png"), imageJSON("img/../b.png"), imageJSON("img/link.png"),
+                ]))
             let report = try await store.sync(from: source)
             #expect(report.images.downloaded == 3)
             #expect(report.images.failed == 0, "\(report.imageFailures)")
@@ -88,7 +97,8 @@ struct LocalFeedImagePathTests {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             try folder.write("real/img/a.png", "A")
             try folder.write("real/feed.json", behaviourFeed(images: [imageJSON("img/a.png")]))
-            try FileManager.default.createSymbolicLink(atPath: folder.file("alias").path, withDestinationPath: folder.file("real").path)
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.file("alias").path, withDestinationPath: folder.file("real").path)
             let report = try await store.sync(from: .file(folder.file("alias/feed.json")))
             #expect(report.images.downloaded == 1, "\(report.imageFailures)")
         }
@@ -104,14 +114,18 @@ struct LocalImageDownloadTests {
             try folder.write("secret.txt", "the secret")
             try FileManager.default.createDirectory(at: folder.file("feed"), withIntermediateDirectories: true)
             // A link made after validation would point out: the download resolves it and refuses.
-            try FileManager.default.createSymbolicLink(atPath: folder.file("feed/late.png").path, withDestinationPath: "../secret.txt")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.file("feed/late.png").path, withDestinationPath: "../secret.txt")
             let pipeline = store.imagePipeline
-            for (location, within) in [(folder.file("feed/late.png"), folder.file("feed")),
-                                       (folder.file("feed/../secret.txt"), folder.file("feed")),
-                                       (folder.file("secret.txt"), nil)] {
+            for (location, within) in [
+                (folder.file("feed/late.png"), folder.file("feed")),
+                (folder.file("feed/../secret.txt"), folder.file("feed")),
+                (folder.file("secret.txt"), nil),
+            ] {
                 await #expect(throws: FeedSourceError.self) {
-                    try await pipeline.load("late.png", from: location, fetcher: store.fetcher,
-                                            maximumBytes: 1 << 20, timeout: .seconds(5), within: within)
+                    try await pipeline.load(
+                        "late.png", from: location, fetcher: store.fetcher,
+                        maximumBytes: 1 << 20, timeout: .seconds(5), within: within)
                 }
             }
             #expect(try await store.images.list().isEmpty)
@@ -128,7 +142,8 @@ struct LocalFeedNextTests {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             // A valid feed outside: were it read, its record would be applied.
             try folder.write("secret.json", behaviourFeed(frameworks: [KindFixture.framework.json("outside", 1)]))
-            let source = try folder.write("feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: next))
+            let source = try folder.write(
+                "feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: next))
 
             let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
             #expect(error?.problems.map(\.path) == ["next"], "\(String(describing: error))")
@@ -140,7 +155,8 @@ struct LocalFeedNextTests {
     @Test func nextInsideTheFolderIsFollowed() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             try folder.write("feed/pages/feed-2.json", behaviourFeed(frameworks: [KindFixture.framework.json("f2", 1)]))
-            let source = try folder.write("feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "pages/feed-2.json"))
+            let source = try folder.write(
+                "feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "pages/feed-2.json"))
             let report = try await store.sync(from: source)
             #expect(report.frameworks == counts(inserted: 2))
         }

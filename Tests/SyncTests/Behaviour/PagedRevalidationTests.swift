@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// A paged feed is up to date only when every page is: each page is revalidated with its own
@@ -10,7 +11,8 @@ struct PagedRevalidationTests {
     /// feed.json -> feed-2.json -> feed-3.json on the feed server (content-hash ETags).
     @discardableResult
     private func publishPages(_ server: FeedServer, lastPage: [JSONValue] = [KindFixture.framework.json("f3", 1)]) throws -> URL {
-        let first = try server.publish("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "feed-2.json"))
+        let first = try server.publish(
+            "feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "feed-2.json"))
         try server.publish("feed-2.json", behaviourFeed(frameworks: [KindFixture.framework.json("f2", 1)], next: "feed-3.json"))
         try server.publish("feed-3.json", behaviourFeed(frameworks: lastPage))
         return first
@@ -53,8 +55,10 @@ struct PagedRevalidationTests {
 
         try await withBehaviourStore { store, _ in
             _ = try await store.sync(from: .remote(url))
-            try server.publish("feed-2.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("f2", 1), KindFixture.framework.json("f5", 1)], next: "feed-3.json"))
+            try server.publish(
+                "feed-2.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("f2", 1), KindFixture.framework.json("f5", 1)], next: "feed-3.json"))
             let report = try await store.sync(from: .remote(url))
             #expect(report.status == .applied)
             #expect(report.frameworks == counts(inserted: 1, unchanged: 3))
@@ -71,7 +75,8 @@ struct PagedRevalidationTests {
         try await withBehaviourStore { store, _ in
             _ = try await store.sync(from: .remote(url))
             try server.publish("feed-4.json", behaviourFeed(frameworks: [KindFixture.framework.json("f4", 1)]))
-            try server.publish("feed-3.json", behaviourFeed(frameworks: [KindFixture.framework.json("f3", 1)], next: "feed-4.json"))
+            try server.publish(
+                "feed-3.json", behaviourFeed(frameworks: [KindFixture.framework.json("f3", 1)], next: "feed-4.json"))
             let report = try await store.sync(from: .remote(url))
             #expect(report.status == .applied)
             #expect(report.frameworks == counts(inserted: 1, unchanged: 3))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Sync from an http source end to end, against feed_server.py on 127.0.0.1 over the live
@@ -32,7 +33,7 @@ struct RemoteSyncBehaviourTests {
             #expect(second.frameworks == counts())
             let conditional = try #require(recording.requests.current.last)
             let etag = try #require(conditional.headers["If-None-Match"])
-            #expect(etag.hasPrefix("\"") && etag.count == 66)  // the server's quoted SHA-256
+            #expect(etag.hasPrefix("\"") && etag.count == 66) // the server's quoted SHA-256
             #expect(try await server.hits("/feed.json") == 2)
             #expect(try await store.exportFeed() == export)
             #expect(try await store.syncHistory().map(\.outcome) == [.upToDate, .applied])
@@ -73,8 +74,9 @@ struct RemoteSyncBehaviourTests {
             #expect(try await server.hits("/feed.json") == 2)
 
             // A newer file is served in full again.
-            try server.publish("feed.json", behaviourFeed(events: [KindFixture.event.json("e2", 1)]),
-                               modified: modified.addingTimeInterval(60))
+            try server.publish(
+                "feed.json", behaviourFeed(events: [KindFixture.event.json("e2", 1)]),
+                modified: modified.addingTimeInterval(60))
             let third = try await store.sync(from: .remote(url))
             #expect(third.status == .applied)
             #expect(third.events == counts(inserted: 1))
@@ -84,12 +86,19 @@ struct RemoteSyncBehaviourTests {
     @Test func paginationIsOneSync() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
-        let url = try server.publish("feeds/feed.json", behaviourFeed(
-            frameworks: [KindFixture.framework.json("f1", 1)], next: "page-2.json"))
-        try server.publish("feeds/page-2.json", behaviourFeed(
-            orders: [KindFixture.order.json("o1", 1)], next: "/feeds/page-3.json"))
-        try server.publish("feeds/page-3.json", behaviourFeed(
-            events: [KindFixture.event.json("e1", 1)], images: [imageJSON("img/x.png", data: Data([7]))], deleted: [.framework: ["old"]]))
+        let url = try server.publish(
+            "feeds/feed.json",
+            behaviourFeed(
+                frameworks: [KindFixture.framework.json("f1", 1)], next: "page-2.json"))
+        try server.publish(
+            "feeds/page-2.json",
+            behaviourFeed(
+                orders: [KindFixture.order.json("o1", 1)], next: "/feeds/page-3.json"))
+        try server.publish(
+            "feeds/page-3.json",
+            behaviourFeed(
+                events: [KindFixture.event.json("e1", 1)], images: [imageJSON("img/x.png", data: Data([7]))],
+                deleted: [.framework: ["old"]]))
         let pages = Locked<[SyncProgress]>([])
 
         try await withBehaviourStore { store, _ in
@@ -118,15 +127,20 @@ struct RemoteSyncBehaviourTests {
     @Test func invalidLastPageLeavesTheStoreUnchanged() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
-        let url = try server.publish("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "page-2.json"))
-        try server.publish("page-2.json", #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "x", "price": 0.001, "aisle": 1}]}]}"#)
+        let url = try server.publish(
+            "feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: "page-2.json"))
+        try server.publish(
+            "page-2.json",
+            #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "x", "price": 0.001, "aisle": 1}]}]}"#
+        )
         try await withBehaviourStore { store, _ in
             let before = try await store.exportFeed()
             let error = await behaviourError { try await store.sync(from: .remote(url)) }
             let validation = try #require(error as? FeedValidationError)
-            #expect(validation.problems.map(\.description) == [
-                "\(server.url("/page-2.json").absoluteString): orders[0].items[0].price: 0.001 is not an amount of money: at least 0, at most 2 fraction digits",
-            ])
+            #expect(
+                validation.problems.map(\.description) == [
+                    "\(server.url("/page-2.json").absoluteString): orders[0].items[0].price: 0.001 is not an amount of money: at least 0, at most 2 fraction digits"
+                ])
             #expect(try await store.exportFeed() == before)
             // Nothing of the failed sync is remembered: the next sync is not conditional.
             #expect(try await store.read { try $0.query("SELECT count(*) FROM sync_sources") { $0.int(0) } } == [0])
@@ -156,7 +170,7 @@ struct RemoteSyncBehaviourTests {
             let before = try await store.exportFeed()
             let error = await behaviourError { try await store.sync(from: .remote(url)) }
             #expect(error as? HTTPError == .gaveUp(.status(url: url, code: 503), attempts: 4, timeout: .seconds(30)))
-            #expect(try await server.hits("/status/503") == 4)  // retried up to the policy's attempts
+            #expect(try await server.hits("/status/503") == 4) // retried up to the policy's attempts
             #expect(try await store.exportFeed() == before)
             let history = try await store.syncHistory()
             #expect(history.first?.outcome == .failed)
@@ -181,13 +195,14 @@ struct RemoteSyncBehaviourTests {
         defer { server.stop() }
         let url = try server.publish("feed.json", Self.feed)
         try await withBehaviourStore { store, folder in
-            _ = try await store.sync(from: try folder.write("base.json", behaviourFeed(events: [KindFixture.event.json("keep", 1)])))
+            _ = try await store.sync(
+                from: try folder.write("base.json", behaviourFeed(events: [KindFixture.event.json("keep", 1)])))
             let before = try await store.exportFeed()
             var options = SyncOptions()
             options.maximumBytes = 100
             let error = await behaviourError { try await store.sync(from: .remote(url), options: options) }
             #expect(error as? HTTPError == .tooLarge(url: url, limit: 100))
-            #expect(try await server.hits("/feed.json") == 1)  // not retried
+            #expect(try await server.hits("/feed.json") == 1) // not retried
             #expect(try await store.exportFeed() == before)
             // Within the limit, the same feed syncs.
             options.maximumBytes = Self.feed.utf8.count
@@ -209,7 +224,9 @@ struct RemoteSyncBehaviourTests {
     @Test func aRemoteFeedCannotReachFiles() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
-        let url = try server.publish("feed.json", #"""
+        let url = try server.publish(
+            "feed.json",
+            #"""
             {"version": 1, "images": [{"url": "file:///etc/passwd"}], "next": "file:///etc/hostname"}
             """#)
         try await withBehaviourStore { store, _ in

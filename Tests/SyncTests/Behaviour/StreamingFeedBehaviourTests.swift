@@ -1,6 +1,7 @@
 import Foundation
 import StoreTestSupport
 import Testing
+
 @testable import Store
 
 /// Sync reads every page from disk in chunks (`JSONChunkReader`), never whole. Whatever the
@@ -13,8 +14,10 @@ import Testing
     /// Documents that cut in interesting places: escapes, surrogates, numbers, literals, BOM,
     /// many lines, errors early and late, and every invalid feed of the validation tests.
     static var documents: [String] {
-        let framework = #"{"id": "a\u00e9\"\\", "name": "Quote \" and \\ and é 😀 \ud83d\ude00", "imageName": "a", "urlString": "u", "description": "d"}"#
-        let order = #"{"id": "o1", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "Milk", "price": 2.49, "aisle": 3, "quantity": 12}]}"#
+        let framework =
+            #"{"id": "a\u00e9\"\\", "name": "Quote \" and \\ and é 😀 \ud83d\ude00", "imageName": "a", "urlString": "u", "description": "d"}"#
+        let order =
+            #"{"id": "o1", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "Milk", "price": 2.49, "aisle": 3, "quantity": 12}]}"#
         let event = #"{"id": "e1", "title": "T", "date": "2026-06-08", "notes": null}"#
         var documents = [
             #"{"version": 1, "frameworks": [\#(framework)], "orders": [\#(order)], "events": [\#(event)], "next": null}"#,
@@ -35,8 +38,10 @@ import Testing
     }
 
     /// What reading `text` gives: the feed, or the error as it would be reported.
-    static func outcome(keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit,
-                        _ read: (inout FeedValidator, inout FeedCollector) throws -> Void) -> String {
+    static func outcome(
+        keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit,
+        _ read: (inout FeedValidator, inout FeedCollector) throws -> Void
+    ) -> String {
         var validator = FeedValidator(keysInMemory: keysInMemory)
         var collector = FeedCollector()
         do {
@@ -56,7 +61,9 @@ import Testing
             let data = Data(text.utf8)
             let file = URL(fileURLWithPath: try directory.write(data, to: "page-\(index).json"))
             let whole = Self.outcome { try $0.add(data, source: "feed", pageURL: pageURL, into: &$1) }
-            let chunked = Self.outcome { try $0.add(file: file, source: "feed", pageURL: pageURL, into: &$1, chunkSize: chunkSize) }
+            let chunked = Self.outcome {
+                try $0.add(file: file, source: "feed", pageURL: pageURL, into: &$1, chunkSize: chunkSize)
+            }
             #expect(chunked == whole, "document \(index) at chunk size \(chunkSize): \(text.prefix(200))")
         }
     }
@@ -66,7 +73,9 @@ import Testing
     @Test(arguments: [0, 1, 2, 5])
     func keysRememberedOnDiskGiveTheSameProblems(keysInMemory: Int) throws {
         let pageURL = URL(string: "https://feed.invalid/feed.json")!
-        let framework = { (id: String) in #"{"id": "\#(id)", "name": "N", "imageName": "i", "urlString": "u", "description": "d"}"# }
+        let framework = { (id: String) in
+            #"{"id": "\#(id)", "name": "N", "imageName": "i", "urlString": "u", "description": "d"}"#
+        }
         let pages = [
             #"{"version": 1, "frameworks": [\#(framework("a")), \#(framework("b")), \#(framework("e\u{0301}"))], "deleted": {"frameworks": ["x", "x"], "events": ["a"]}}"#,
             #"{"version": 1, "frameworks": [\#(framework("c")), \#(framework("a")), \#(framework("é")), \#(framework("x"))], "deleted": {"frameworks": ["b", "y"]}}"#,
@@ -96,18 +105,20 @@ import Testing
     @Test(arguments: chunkSizes)
     func theSkimForNextAgreesWithTheQuickScan(chunkSize: Int) throws {
         let directory = try TemporaryDirectory()
-        let documents = Self.documents + [
-            #"{"next": "a\"b\u00e9.json", "version": 1}"#,
-            #"{"frameworks": [{"next": "nested.json", "id": "x\"next\""}], "notes": "\"next\": \"no\"", "next": null}"#,
-            #"{"deleted": {"next": "nested.json"}, "version": 1}"#, #"["next", "p2.json"]"#, #"{"next": 3}"#,
-            "\u{FEFF}" + #"{"next": "bom.json"}"#, #"{"version": 1, "frameworks": [], "next": "feed-2.json"}"#,
-        ]
+        let documents =
+            Self.documents + [
+                #"{"next": "a\"b\u00e9.json", "version": 1}"#,
+                #"{"frameworks": [{"next": "nested.json", "id": "x\"next\""}], "notes": "\"next\": \"no\"", "next": null}"#,
+                #"{"deleted": {"next": "nested.json"}, "version": 1}"#, #"["next", "p2.json"]"#, #"{"next": 3}"#,
+                "\u{FEFF}" + #"{"next": "bom.json"}"#, #"{"version": 1, "frameworks": [], "next": "feed-2.json"}"#,
+            ]
         for (index, text) in documents.enumerated() {
             let data = Data(text.utf8)
             let path = try directory.write(data, to: "next-\(index).json")
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             defer { try? handle.close() }
-            let skimmed = JSONParser.topLevelMember("next", in: JSONChunkReader(descriptor: handle.fileDescriptor, chunkSize: chunkSize))
+            let skimmed = JSONParser.topLevelMember(
+                "next", in: JSONChunkReader(descriptor: handle.fileDescriptor, chunkSize: chunkSize))
             let scanned = JSONParser.topLevelMember("next", in: data)
             // The skim reads strictly up to the member; the quick scan may find a `next` after
             // an error the strict read stops at. Where the document is valid they agree.
@@ -127,7 +138,8 @@ import Testing
         var lines = (0..<5000).map { index in
             #"{"id": "fw-\#(index)", "name": "N \"\#(index)\" é", "imageName": "i", "urlString": "u", "description": "\#(padding)"}"#
         }
-        lines[2500] = #"{"id": "huge", "name": "H", "imageName": "i", "urlString": "u", "description": "\#(String(repeating: "y", count: 3 << 20))"}"#
+        lines[2500] =
+            #"{"id": "huge", "name": "H", "imageName": "i", "urlString": "u", "description": "\#(String(repeating: "y", count: 3 << 20))"}"#
         let valid = "{\"version\": 1, \"frameworks\": [\n" + lines.joined(separator: ",\n") + "\n]}\n"
         let feed = try directory.write(Data(valid.utf8), to: "feed.json")
         let store = try await Store.open(at: directory.file("store.sqlite"))
@@ -138,7 +150,8 @@ import Testing
         #expect(try await store.frameworks.find("huge")?.description.count == 3 << 20)
 
         lines[4999] = #"{"id": "fw-4999", "name": "N", "imageName": "i", "urlString": "u", "description": "bad \x"}"#
-        let broken = try directory.write(Data(("{\"version\": 1, \"frameworks\": [\n" + lines.joined(separator: ",\n") + "\n]}\n").utf8), to: "broken.json")
+        let broken = try directory.write(
+            Data(("{\"version\": 1, \"frameworks\": [\n" + lines.joined(separator: ",\n") + "\n]}\n").utf8), to: "broken.json")
         await #expect {
             try await store.sync(from: .file(URL(fileURLWithPath: broken)))
         } throws: { error in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Sync decides after its download, inside the write transaction; concurrent syncs of one
@@ -15,8 +16,12 @@ struct SyncConcurrencyBehaviourTests {
         for fixture in KindFixture.allCases {
             records[fixture] = [fixture.json("edited", 1), fixture.json("inserted", 3), fixture.json("fresh", 1)]
         }
-        let gate = GatedTransport(bodies: [feedURL: Data(behaviourFeed(
-            frameworks: records[.framework], orders: records[.order], events: records[.event]).utf8)])
+        let gate = GatedTransport(bodies: [
+            feedURL: Data(
+                behaviourFeed(
+                    frameworks: records[.framework], orders: records[.order], events: records[.event]
+                ).utf8)
+        ])
 
         try await withBehaviourStore(transport: gate.transport) { store, _ in
             for fixture in KindFixture.allCases { try await fixture.insert("edited", 1, into: store) }
@@ -60,8 +65,10 @@ struct SyncConcurrencyBehaviourTests {
     @Test func concurrentSyncsShareOneFetch() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
-        let url = try server.publish("feed.json", behaviourFeed(
-            frameworks: (1...5).map { KindFixture.framework.json("f\($0)", 1) }, events: [KindFixture.event.json("e", 1)]))
+        let url = try server.publish(
+            "feed.json",
+            behaviourFeed(
+                frameworks: (1...5).map { KindFixture.framework.json("f\($0)", 1) }, events: [KindFixture.event.json("e", 1)]))
         let recording = RecordingTransport(delay: .milliseconds(300))
 
         try await withBehaviourStore(transport: recording.transport) { store, _ in

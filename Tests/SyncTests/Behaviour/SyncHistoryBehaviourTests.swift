@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// Every sync but a dry run is recorded, failures included; the bearer token never is.
@@ -12,7 +13,8 @@ struct SyncHistoryBehaviourTests {
 
         try await withBehaviourStore { store, folder in
             let file = try folder.write("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f", 1)]))
-            let broken = try folder.write("broken.json", #"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#)
+            let broken = try folder.write(
+                "broken.json", #"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#)
 
             _ = try await store.sync(from: file, options: SyncOptions(policy: .threeWay))
             _ = try await store.sync(from: .remote(url), options: SyncOptions(policy: .preferRemote))
@@ -25,9 +27,10 @@ struct SyncHistoryBehaviourTests {
 
             let history = try await store.syncHistory()
             #expect(history.map(\.outcome) == [.failed, .failed, .upToDate, .applied, .applied])
-            #expect(history.map(\.source) == [
-                folder.file("absent.json").path, broken.url.path, url.absoluteString, url.absoluteString, file.url.path,
-            ])
+            #expect(
+                history.map(\.source) == [
+                    folder.file("absent.json").path, broken.url.path, url.absoluteString, url.absoluteString, file.url.path,
+                ])
             #expect(history.map(\.policy) == [.keepExisting, .threeWay, .preferRemote, .preferRemote, .threeWay])
             #expect(history.allSatisfy { $0.startedAt == behaviourNow && $0.finishedAt == behaviourNow })
 
@@ -77,8 +80,11 @@ struct SyncHistoryBehaviourTests {
         let server = try await FeedServer.start()
         defer { server.stop() }
         try server.publish("broken.json", #"{"version": 1, "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}"#)
-        try server.publish("feed.json", behaviourFeed(events: [KindFixture.event.json("e", 1)],
-                                                      images: [imageJSON(server.url("/img/missing.png").absoluteString)]))
+        try server.publish(
+            "feed.json",
+            behaviourFeed(
+                events: [KindFixture.event.json("e", 1)],
+                images: [imageJSON(server.url("/img/missing.png").absoluteString)]))
         let recording = RecordingTransport()
 
         try await withBehaviourStore(transport: recording.transport) { store, _ in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// A sync's lifecycle: cancelled, recorded in the same transaction as its records, and keeping
@@ -82,8 +83,10 @@ struct SyncLifecycleBehaviourTests {
         }
         try await withBehaviourStore(transport: transport) { store, folder in
             let image = server.url("/slow?seconds=100").absoluteString
-            let source = try folder.write("feed.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(image)]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(image)]))
             var options = SyncOptions()
             options.timeout = .seconds(60)
             let stalled = options
@@ -178,7 +181,8 @@ struct SyncLifecycleBehaviourTests {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             let source = try folder.write("feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f", 1)]))
             try await store.write { db in
-                try db.execute("""
+                try db.execute(
+                    """
                     CREATE TEMP TRIGGER refuse_history BEFORE INSERT ON main.sync_history WHEN NEW.outcome <> 'failed'
                     BEGIN SELECT RAISE(ABORT, 'history refused'); END
                     """)
@@ -201,13 +205,16 @@ struct SyncLifecycleBehaviourTests {
     /// table (records, sync state, change log, images, migrations) stays byte-identical.
     @Test func aFailedSyncAddsItsHistoryRowAndChangesNothingElse() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
-            let base = try folder.write("base.json", behaviourFeed(
-                frameworks: [KindFixture.framework.json("fw", 1)], orders: [KindFixture.order.json("or", 1)],
-                events: [KindFixture.event.json("ev", 1)],
-                images: [imageJSON("https://example.com/i.png", data: Data([1, 2, 3]), contentType: "image/png")]))
+            let base = try folder.write(
+                "base.json",
+                behaviourFeed(
+                    frameworks: [KindFixture.framework.json("fw", 1)], orders: [KindFixture.order.json("or", 1)],
+                    events: [KindFixture.event.json("ev", 1)],
+                    images: [imageJSON("https://example.com/i.png", data: Data([1, 2, 3]), contentType: "image/png")]))
             _ = try await store.sync(from: base, options: SyncOptions(policy: .threeWay))
             // Valid records first, so the reconciler has applied some before the problem is found.
-            let records = (0..<200).map { KindFixture.framework.json("new-\($0)", 1) } + [KindFixture.framework.json("fw", 2)]
+            let records =
+                (0..<200).map { KindFixture.framework.json("new-\($0)", 1) } + [KindFixture.framework.json("fw", 2)]
                 + [.object([JSONMember("id", .string("bad"))])]
             let refused = try folder.write("refused.json", behaviourFeed(frameworks: records, deleted: [.event: ["ev"]]))
 
@@ -241,9 +248,11 @@ struct SyncLifecycleBehaviourTests {
         let typed = try server.publish("img/a.bin", data: Data("webp-bytes".utf8))
         let untyped = try server.publish("img/b.bin", data: Data("other-bytes".utf8))
         try await withBehaviourStore { store, folder in
-            let source = try folder.write("feed.json", behaviourFeed(images: [
-                imageJSON(typed.absoluteString, contentType: "image/webp"), imageJSON(untyped.absoluteString),
-            ]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(images: [
+                    imageJSON(typed.absoluteString, contentType: "image/webp"), imageJSON(untyped.absoluteString),
+                ]))
             let report = try await store.sync(from: source)
             #expect(report.images.downloaded == 2, "\(report.imageFailures)")
             #expect(try await store.images.get(typed.absoluteString)?.contentType == "image/webp")
@@ -259,10 +268,14 @@ struct SyncLifecycleBehaviourTests {
         var configuration = behaviourConfiguration(transport: .unimplemented)
         configuration.imageCacheBudget = 3000
         let store = try await Store.open(at: folder.file("store.sqlite").path, configuration: configuration)
-        let source = try folder.write("feed.json", behaviourFeed(
-            frameworks: [KindFixture.framework.json("f", 1)],
-            images: [imageJSON("https://example.com/small.png", data: Data(count: 1000)),
-                     imageJSON("https://example.com/huge.png", data: Data(count: 6249))]))
+        let source = try folder.write(
+            "feed.json",
+            behaviourFeed(
+                frameworks: [KindFixture.framework.json("f", 1)],
+                images: [
+                    imageJSON("https://example.com/small.png", data: Data(count: 1000)),
+                    imageJSON("https://example.com/huge.png", data: Data(count: 6249)),
+                ]))
         let report = try await store.sync(from: source)
         #expect(report.frameworks.inserted == 1)
         #expect(report.images.stored == 1 && report.images.failed == 1)

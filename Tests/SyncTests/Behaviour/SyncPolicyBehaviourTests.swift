@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Store
 
 /// The rules table of `Reconciler`, policy by policy and kind by kind, on a real SQLite file.
@@ -14,16 +15,22 @@ struct SyncPolicyBehaviourTests {
     static func expected(_ policy: SyncPolicy) -> Expected {
         switch policy {
         case .keepExisting:
-            (counts(inserted: 2, kept: 4, unchanged: 1), [],
-             ["same": 1, "remote": 1, "local": 2, "both": 2, "gone": 1, "pre": 1, "new": 1])
+            (
+                counts(inserted: 2, kept: 4, unchanged: 1), [],
+                ["same": 1, "remote": 1, "local": 2, "both": 2, "gone": 1, "pre": 1, "new": 1]
+            )
         case .preferRemote:
-            (counts(inserted: 2, updated: 4, unchanged: 1), [],
-             ["same": 1, "remote": 3, "local": 1, "both": 3, "gone": 1, "pre": 3, "new": 1])
+            (
+                counts(inserted: 2, updated: 4, unchanged: 1), [],
+                ["same": 1, "remote": 3, "local": 1, "both": 3, "gone": 1, "pre": 3, "new": 1]
+            )
         case .threeWay:
             // remote: changed only remotely → updated; local: changed only locally → unchanged;
             // both and pre (no common base): conflicts, kept; gone: deleted locally, stays deleted.
-            (counts(inserted: 1, updated: 1, kept: 2, unchanged: 3), ["both", "pre"],
-             ["same": 1, "remote": 3, "local": 2, "both": 2, "gone": nil, "pre": 1, "new": 1])
+            (
+                counts(inserted: 1, updated: 1, kept: 2, unchanged: 3), ["both", "pre"],
+                ["same": 1, "remote": 3, "local": 2, "both": 2, "gone": nil, "pre": 1, "new": 1]
+            )
         }
     }
 
@@ -32,7 +39,8 @@ struct SyncPolicyBehaviourTests {
         try await withBehaviourStore { store, folder in
             let options = SyncOptions(policy: policy)
             try await fixture.insert("pre", 1, into: store)
-            let source = try folder.write("feed.json", behaviourFeed(fixture, ["same", "remote", "local", "both", "gone"].map { fixture.json($0, 1) }))
+            let source = try folder.write(
+                "feed.json", behaviourFeed(fixture, ["same", "remote", "local", "both", "gone"].map { fixture.json($0, 1) }))
             let first = try await store.sync(from: source, options: options)
             #expect(first.status == .applied)
             #expect(first[fixture.kind] == counts(inserted: 5))
@@ -41,10 +49,14 @@ struct SyncPolicyBehaviourTests {
             try await fixture.update("both", 2, in: store)
             try await fixture.delete("gone", from: store)
 
-            try folder.write("feed.json", behaviourFeed(fixture, [
-                fixture.json("same", 1), fixture.json("remote", 3), fixture.json("local", 1), fixture.json("both", 3),
-                fixture.json("gone", 1), fixture.json("pre", 3), fixture.json("new", 1),
-            ]))
+            try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    fixture,
+                    [
+                        fixture.json("same", 1), fixture.json("remote", 3), fixture.json("local", 1), fixture.json("both", 3),
+                        fixture.json("gone", 1), fixture.json("pre", 3), fixture.json("new", 1),
+                    ]))
             let report = try await store.sync(from: source, options: options)
 
             let expected = Self.expected(policy)
@@ -156,9 +168,12 @@ struct SyncPolicyBehaviourTests {
         try await withBehaviourStore { store, folder in
             let options = SyncOptions(policy: policy)
             let url = "https://example.com/a.png", other = "https://example.com/b.png"
-            let source = try folder.write("feed.json", behaviourFeed(images: [
-                imageJSON(url, data: Data([1, 1]), contentType: "image/png"), imageJSON(other, data: Data([2]), contentType: "image/gif"),
-            ]))
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(images: [
+                    imageJSON(url, data: Data([1, 1]), contentType: "image/png"),
+                    imageJSON(other, data: Data([2]), contentType: "image/gif"),
+                ]))
             let first = try await store.sync(from: source, options: options)
             #expect(first.images.stored == 2)
             #expect(try await store.images.get(url)?.data == Data([1, 1]))
@@ -166,8 +181,10 @@ struct SyncPolicyBehaviourTests {
 
             // The feed changes a's bytes and deletes b, which was replaced locally meanwhile.
             try await store.images.put(other, data: Data([9]), contentType: "image/gif")
-            try folder.write("feed.json", behaviourFeed(
-                images: [imageJSON(url, data: Data([3, 3, 3]), contentType: "image/png")], deleted: [.image: [other]]))
+            try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    images: [imageJSON(url, data: Data([3, 3, 3]), contentType: "image/png")], deleted: [.image: [other]]))
             let report = try await store.sync(from: source, options: options)
 
             var expected = SyncReport.ImageCounts()

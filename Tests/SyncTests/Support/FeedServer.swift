@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Store
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StoreTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `Server/feed_server.py` running on 127.0.0.1 for one test, serving the files of its own
 /// temporary directory, started by the one process runner. Stopped by `stop()` or when released;
@@ -46,7 +47,8 @@ final class FeedServer: Sendable {
         let text = process.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard printed, let port = Int(text), (1...65535).contains(port) else {
             await process.stop()
-            throw StartError(description: "feed_server.py did not print a port (got \(text.debugDescription)); stderr: \(process.stderr)")
+            throw StartError(
+                description: "feed_server.py did not print a port (got \(text.debugDescription)); stderr: \(process.stderr)")
         }
         return FeedServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, directory: directory, process: process)
     }

@@ -14,7 +14,8 @@ public struct EventTable {
     /// A stored date; a row written by another tool around the CHECK is an error, not a crash.
     private static func date(_ text: String, id: String) throws -> CalendarDate {
         guard let date = CalendarDate(text) else {
-            throw StoreError.invalidRecord(kind: .event, key: id, field: "date", reason: "'\(text)' in the database is not a calendar date")
+            throw StoreError.invalidRecord(
+                kind: .event, key: id, field: "date", reason: "'\(text)' in the database is not a calendar date")
         }
         return date
     }
@@ -39,7 +40,8 @@ public struct EventTable {
 
     /// The events of one day, ordered by id.
     public func on(_ date: CalendarDate) throws -> [Event] {
-        try db.query("SELECT \(Self.columns) FROM events WHERE date = ? ORDER BY date, id", [.text(date.description)], Self.decode)
+        try db.query(
+            "SELECT \(Self.columns) FROM events WHERE date = ? ORDER BY date, id", [.text(date.description)], Self.decode)
     }
 
     /// The events of one month, ordered by date then id.
@@ -82,14 +84,17 @@ public struct EventTable {
     public func update(_ event: Event) throws {
         try event.validate()
         guard try find(event.id) != nil else { throw StoreError.recordNotFound(kind: .event, key: event.id) }
-        try db.execute("UPDATE events SET title = ?, date = ?, notes = ? WHERE id = ?",
-                       Array(arguments(event).dropFirst()) + [.text(event.id)])
+        try db.execute(
+            "UPDATE events SET title = ?, date = ?, notes = ? WHERE id = ?",
+            Array(arguments(event).dropFirst()) + [.text(event.id)])
     }
 
     /// Deletes the event with this id; false if there was none.
     @discardableResult
     public func delete(_ id: String) throws -> Bool {
-        let dates = try db.query("DELETE FROM events WHERE id = ? RETURNING date", [.text(id)]) { try Self.date($0.text(0), id: id) }
+        let dates = try db.query("DELETE FROM events WHERE id = ? RETURNING date", [.text(id)]) {
+            try Self.date($0.text(0), id: id)
+        }
         guard !dates.isEmpty else { return false }
         return true
     }

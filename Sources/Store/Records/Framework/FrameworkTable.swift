@@ -17,7 +17,7 @@ public struct FrameworkTable {
     }
 
     /// Every framework, ordered by id, one at a time from a cursor (none is kept).
-    func forEach(_ body: (Framework) throws -> Void) throws {
+    func forEachRecord(_ body: (Framework) throws -> Void) throws {
         try db.forEachRow("SELECT \(Self.columns) FROM frameworks ORDER BY id") { try body(Self.decode($0)) }
     }
 
@@ -53,10 +53,11 @@ public struct FrameworkTable {
     @discardableResult
     public func insertIfAbsent(_ framework: Framework) throws -> Bool {
         try framework.validate()
-        let statement = try db.cachedStatement(literal: """
-            INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (id) DO NOTHING
-            """)
+        let statement = try db.cachedStatement(
+            literal: """
+                INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO NOTHING
+                """)
         try Self.withFields(of: framework, boundTo: statement) {
             defer { statement.reset() }
             _ = try statement.step()
@@ -70,8 +71,10 @@ public struct FrameworkTable {
         try framework.validate()
         try db.execute(
             "UPDATE frameworks SET name = ?, image_name = ?, url_string = ?, description = ? WHERE id = ?",
-            [.text(framework.name), .text(framework.imageName), .text(framework.urlString),
-             .text(framework.description), .text(framework.id)])
+            [
+                .text(framework.name), .text(framework.imageName), .text(framework.urlString),
+                .text(framework.description), .text(framework.id),
+            ])
         guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .framework, key: framework.id) }
     }
 

@@ -12,9 +12,10 @@ public struct ImageTable {
     private static let infoColumns = "url, content_type, size, stored_at, last_access_at"
 
     private static func decodeInfo(_ row: Statement) -> CachedImageInfo {
-        CachedImageInfo(url: row.text(0), contentType: row.optionalText(1), size: row.int(2),
-                        storedAt: Timestamp.date(milliseconds: row.int64(3)),
-                        lastAccessAt: Timestamp.date(milliseconds: row.int64(4)))
+        CachedImageInfo(
+            url: row.text(0), contentType: row.optionalText(1), size: row.int(2),
+            storedAt: Timestamp.date(milliseconds: row.int64(3)),
+            lastAccessAt: Timestamp.date(milliseconds: row.int64(4)))
     }
 
     /// Every entry without its bytes, ordered by url.
@@ -25,24 +26,28 @@ public struct ImageTable {
     /// Every entry with its bytes, ordered by url.
     public func fetchAll() throws -> [CachedImage] {
         try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
-            CachedImage(url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
-                        storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
+            CachedImage(
+                url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
+                storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
         }
     }
 
     /// Every entry with its bytes, ordered by url, one at a time from a cursor (none is kept).
-    func forEach(_ body: (CachedImage) throws -> Void) throws {
+    func forEachRecord(_ body: (CachedImage) throws -> Void) throws {
         try db.forEachRow("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
-            try body(CachedImage(url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
-                                 storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4))))
+            try body(
+                CachedImage(
+                    url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
+                    storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4))))
         }
     }
 
     /// The entry for `url` without touching its access time.
     public func peek(_ url: String) throws -> CachedImage? {
         try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images WHERE url = ?", [.text(url)]) {
-            CachedImage(url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
-                        storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
+            CachedImage(
+                url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
+                storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
         }.first
     }
 
@@ -54,7 +59,8 @@ public struct ImageTable {
     /// is bookkeeping: observers are not told of it.
     public func get(_ url: String) throws -> CachedImage? {
         try db.withoutObservation {
-            try db.execute("UPDATE images SET last_access_at = ? WHERE url = ?", [.integer(Timestamp.milliseconds(now)), .text(url)])
+            try db.execute(
+                "UPDATE images SET last_access_at = ? WHERE url = ?", [.integer(Timestamp.milliseconds(now)), .text(url)])
         }
         return try peek(url)
     }
@@ -123,8 +129,10 @@ public struct ImageTable {
             ON CONFLICT (url) DO UPDATE SET data = excluded.data, content_type = excluded.content_type,
                 size = excluded.size, stored_at = excluded.stored_at, last_access_at = excluded.last_access_at
             """,
-            [.text(url), .blob(data), contentType.map(SQLValue.text) ?? .null, .integer(Int64(data.count)),
-             .integer(time), .integer(time)])
+            [
+                .text(url), .blob(data), contentType.map(SQLValue.text) ?? .null, .integer(Int64(data.count)),
+                .integer(time), .integer(time),
+            ])
         return try evictToBudget(keeping: url)
     }
 }

@@ -27,7 +27,8 @@ public struct Order: Sendable, Codable, Equatable, Hashable, Identifiable {
                 }
                 // Both fit: the subtotal is at most 10^18 cents, the sum at most 10^12 + 10^18.
                 guard let subtotal = item.price.multiplied(by: item.quantity), let next = sum.adding(subtotal),
-                      next <= Money.maximum else {
+                    next <= Money.maximum
+                else {
                     throw StoreError.invalidRecord(
                         kind: .order, key: id, field: "total",
                         reason: "the total is more than the maximum amount \(Money.maximum)")

@@ -21,7 +21,7 @@ public struct OrderTable {
 
     /// Every order with its items, ordered by id, one at a time: two cursors (orders, and
     /// items in order id order) walked side by side, so no order is kept after `body`.
-    func forEach(_ body: (Order) throws -> Void) throws {
+    func forEachRecord(_ body: (Order) throws -> Void) throws {
         let items = try db.cachedStatement(
             literal: "SELECT order_id, item_name, price_cents, aisle, quantity FROM order_items ORDER BY order_id, position")
         defer { items.reset() }
@@ -45,7 +45,8 @@ public struct OrderTable {
         var index = 0
         let items = try db.query(
             "SELECT item_name, price_cents, aisle, quantity FROM order_items WHERE order_id = ? ORDER BY position",
-            [.text(id)]) { row in
+            [.text(id)]
+        ) { row in
             defer { index += 1 }
             return try Self.decodeItem(row, from: 0, order: id, index: index)
         }
@@ -68,8 +69,9 @@ public struct OrderTable {
     public func insert(_ order: Order) throws {
         try order.validate()
         do {
-            try db.execute("INSERT INTO orders (id, placed_at) VALUES (?, ?)",
-                           [.text(order.id), .integer(Timestamp.milliseconds(order.placedAt))])
+            try db.execute(
+                "INSERT INTO orders (id, placed_at) VALUES (?, ?)",
+                [.text(order.id), .integer(Timestamp.milliseconds(order.placedAt))])
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: .order, key: order.id)
         }
@@ -81,7 +83,8 @@ public struct OrderTable {
     @discardableResult
     public func insertIfAbsent(_ order: Order) throws -> Bool {
         try order.validate()
-        let statement = try db.cachedStatement(literal: "INSERT INTO orders (id, placed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")
+        let statement = try db.cachedStatement(
+            literal: "INSERT INTO orders (id, placed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")
         try statement.bind(order.id, at: 1)
         try statement.bind(Timestamp.milliseconds(order.placedAt), at: 2)
         do {
@@ -96,8 +99,9 @@ public struct OrderTable {
     /// Replaces an existing order and all its items; `StoreError.recordNotFound` if there is none.
     public func update(_ order: Order) throws {
         try order.validate()
-        try db.execute("UPDATE orders SET placed_at = ? WHERE id = ?",
-                       [.integer(Timestamp.milliseconds(order.placedAt)), .text(order.id)])
+        try db.execute(
+            "UPDATE orders SET placed_at = ? WHERE id = ?",
+            [.integer(Timestamp.milliseconds(order.placedAt)), .text(order.id)])
         guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .order, key: order.id) }
         try db.execute("DELETE FROM order_items WHERE order_id = ?", [.text(order.id)])
         try insertItems(of: order)
@@ -130,8 +134,9 @@ public struct OrderTable {
     /// An item as stored; an amount out of bounds (only a write around the store can leave
     /// one) is an error naming the order and item, so nothing computes with it and traps.
     private static func decodeItem(_ row: Statement, from column: Int32, order id: String, index: Int) throws -> OrderItem {
-        let item = OrderItem(itemName: row.text(column), price: Money(minorUnits: row.int64(column + 1)),
-                             aisle: row.int(column + 2), quantity: row.int(column + 3))
+        let item = OrderItem(
+            itemName: row.text(column), price: Money(minorUnits: row.int64(column + 1)),
+            aisle: row.int(column + 2), quantity: row.int(column + 3))
         if let reason = item.amountProblem {
             throw StoreError.invalidRecord(kind: .order, key: id, field: "items[\(index)]", reason: reason + " (as stored)")
         }

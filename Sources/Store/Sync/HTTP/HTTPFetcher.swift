@@ -14,8 +14,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// A policy of at most `maximumAttempts` attempts (1: no retry), waiting `baseDelay` doubled
     /// per retry, with jitter, up to `maximumDelay`; a server's Retry-After is honoured up to
     /// `maximumRetryAfter`.
-    public init(maximumAttempts: Int = 4, baseDelay: Duration = .milliseconds(500),
-                maximumDelay: Duration = .seconds(30), maximumRetryAfter: Duration = .seconds(60)) {
+    public init(
+        maximumAttempts: Int = 4, baseDelay: Duration = .milliseconds(500),
+        maximumDelay: Duration = .seconds(30), maximumRetryAfter: Duration = .seconds(60)
+    ) {
         self.maximumAttempts = maximumAttempts
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
@@ -58,8 +60,10 @@ struct HTTPFetcher: Sendable {
     /// The jitter source: a value in 0..<1 per retry. Injected so tests are deterministic.
     var random: @Sendable () -> Double
 
-    init(transport: HTTPTransport = .live, clock: StoreClock = .live, policy: RetryPolicy = RetryPolicy(),
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    init(
+        transport: HTTPTransport = .live, clock: StoreClock = .live, policy: RetryPolicy = RetryPolicy(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.transport = transport
         self.clock = clock
         self.policy = policy
@@ -95,7 +99,8 @@ struct HTTPFetcher: Sendable {
             guard failure.isTransient else { throw failure }
             guard attempt < attempts else { throw HTTPError.gaveUp(failure, attempts: attempt, timeout: request.timeout) }
 
-            let delay = retryAfter.map { min($0, max(policy.maximumRetryAfter, .zero)) }
+            let delay =
+                retryAfter.map { min($0, max(policy.maximumRetryAfter, .zero)) }
                 ?? policy.backoff(beforeRetry: attempt, random: random())
             // No wait, and so no attempt, starts that would end past the request's timeout.
             guard spent + delay < request.timeout else {

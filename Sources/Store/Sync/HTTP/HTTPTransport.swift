@@ -20,8 +20,10 @@ public struct HTTPRequest: Sendable, Equatable {
     public var bodyFile: URL?
 
     /// A GET of `url` with these limits.
-    public init(url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(30),
-                maximumBytes: Int = 256 * 1024 * 1024, maximumRedirects: Int = 5, bodyFile: URL? = nil) {
+    public init(
+        url: URL, headers: [String: String] = [:], timeout: Duration = .seconds(30),
+        maximumBytes: Int = 256 * 1024 * 1024, maximumRedirects: Int = 5, bodyFile: URL? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.timeout = timeout

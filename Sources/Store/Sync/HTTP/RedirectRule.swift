@@ -33,8 +33,8 @@ enum RedirectRule {
     /// only forwarded along a redirect that stays within one origin.
     static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
         guard let schemeA = a.scheme?.lowercased(), let schemeB = b.scheme?.lowercased(),
-              schemeA == schemeB,
-              let hostA = a.host?.lowercased(), let hostB = b.host?.lowercased(), hostA == hostB
+            schemeA == schemeB,
+            let hostA = a.host?.lowercased(), let hostB = b.host?.lowercased(), hostA == hostB
         else { return false }
         return effectivePort(a, scheme: schemeA) == effectivePort(b, scheme: schemeB)
     }

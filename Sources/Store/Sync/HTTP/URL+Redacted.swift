@@ -5,7 +5,7 @@ extension URL {
     /// URLs this way, and sync keeps its state under it.
     var redacted: String {
         guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true),
-              components.user != nil || components.password != nil
+            components.user != nil || components.password != nil
         else { return absoluteString }
         components.user = nil
         components.password = nil

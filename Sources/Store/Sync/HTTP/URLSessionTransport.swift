@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension HTTPTransport {
@@ -106,8 +107,9 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         queue.maxConcurrentOperationCount = 1
         queue.name = "store.http.exchange"
 
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
-                                    timeoutInterval: request.timeout.timeInterval)
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: request.timeout.timeInterval)
         urlRequest.httpMethod = "GET"
         // The library and its version (what `storectl --version` prints); a request may set its own.
         urlRequest.setValue(Store.userAgent, forHTTPHeaderField: "User-Agent")
@@ -155,8 +157,9 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         if state.continuation == nil, case .failure(let error) = result {
             state.earlyFailure = error
         }
-        let settled = Settled(continuation: state.continuation, session: state.session, task: state.task,
-                              watchdog: state.watchdog)
+        let settled = Settled(
+            continuation: state.continuation, session: state.session, task: state.task,
+            watchdog: state.watchdog)
         state.continuation = nil
         state.session = nil
         state.task = nil
@@ -210,15 +213,17 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
             do {
                 try await Task.sleep(until: next.deadline, clock: clock)
             } catch {
-                return  // cancelled: the exchange finished
+                return // cancelled: the exchange finished
             }
         }
     }
 
     // MARK: URLSessionDataDelegate
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         guard let http = response as? HTTPURLResponse else {
             fail(.connectionFailed(url: request.url, reason: "the response is not an HTTP response"))
             completionHandler(.cancel)
@@ -237,7 +242,8 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                 state.file = nil
                 state.received = 0
                 guard FileManager.default.createFile(atPath: bodyFile.path, contents: nil),
-                      let handle = try? FileHandle(forWritingTo: bodyFile) else { return false }
+                    let handle = try? FileHandle(forWritingTo: bodyFile)
+                else { return false }
                 state.file = handle
                 return true
             }
@@ -291,15 +297,19 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
         if let (url, writeFailure) = tooLarge {
             if let writeFailure {
-                fail(.connectionFailed(url: url, reason: "cannot write the download to \(request.bodyFile?.path ?? "disk"): \(writeFailure)"))
+                fail(
+                    .connectionFailed(
+                        url: url, reason: "cannot write the download to \(request.bodyFile?.path ?? "disk"): \(writeFailure)"))
             } else {
                 fail(.tooLarge(url: url, limit: request.maximumBytes))
             }
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         // The completion handler is called while the lock is held, and never once the outcome
         // is decided. Reason: deciding the outcome cancels the task, and FoundationNetworking
         // traps ("Received callback for HTTP redirection, but we're not waiting for it") when a
@@ -321,11 +331,12 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                     // for /etc/passwd on the same http origin, which would pass the rules.
                     let location = Self.header("location", of: response)
                         .flatMap { URL(string: $0, relativeTo: from)?.absoluteURL }
-                    decision = [location, target].lazy.compactMap { $0 }.compactMap { to in
-                        RedirectRule.refusal(from: from, to: to).map {
-                            HTTPError.redirectRefused(from: from, to: to, reason: $0)
-                        }
-                    }.first
+                    decision =
+                        [location, target].lazy.compactMap { $0 }.compactMap { to in
+                            RedirectRule.refusal(from: from, to: to).map {
+                                HTTPError.redirectRefused(from: from, to: to, reason: $0)
+                            }
+                        }.first
                 }
                 if decision == nil {
                     state.currentURL = target
@@ -387,13 +398,15 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         // A redirect URLSession did not offer to follow (FoundationNetworking does not offer one
         // to a scheme it cannot load, such as file:) is still a redirect the rules refuse.
         if [301, 302, 303, 307, 308].contains(response.statusCode), let location = headers["location"],
-           let target = URL(string: location, relativeTo: url)?.absoluteURL,
-           let reason = RedirectRule.refusal(from: url, to: target) {
+            let target = URL(string: location, relativeTo: url)?.absoluteURL,
+            let reason = RedirectRule.refusal(from: url, to: target)
+        {
             fail(.redirectRefused(from: url, to: target, reason: reason), cancelTask: false)
             return
         }
-        finish(.success(HTTPResponse(url: url, status: response.statusCode, headers: headers, body: snapshot.body)),
-               cancelTask: false)
+        finish(
+            .success(HTTPResponse(url: url, status: response.statusCode, headers: headers, body: snapshot.body)),
+            cancelTask: false)
     }
 
     // MARK: Errors
@@ -445,8 +458,8 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         case NSURLErrorNetworkConnectionLost: reason = "the connection was lost"
         case NSURLErrorNotConnectedToInternet: reason = "not connected to the network"
         case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted,
-             NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
-             NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected:
+            NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
+            NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected:
             reason = "TLS failed"
         case NSURLErrorBadServerResponse: reason = "bad server response"
         case NSURLErrorUnsupportedURL: reason = "unsupported URL"

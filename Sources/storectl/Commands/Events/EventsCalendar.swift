@@ -16,8 +16,10 @@ struct EventsCalendar: AsyncParsableCommand {
         Output.print(Self.render(month, counts: Dictionary(uniqueKeysWithValues: dates.map { ($0.date.day, $0.count) })))
     }
 
-    static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August",
-                             "September", "October", "November", "December"]
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August",
+        "September", "October", "November", "December",
+    ]
 
     /// Each day is four columns wide: the day number right-aligned in three, then `*` if it has events.
     static func render(_ month: YearMonth, counts: [Int: Int]) -> TerminalText {
@@ -37,7 +39,9 @@ struct EventsCalendar: AsyncParsableCommand {
         if !line.isEmpty { lines.append(line.replacingTrailingSpaces()) }
         let total = counts.values.reduce(0, +)
         lines.append("")
-        lines.append(total == 0 ? "no events" : "* \(total) event\(total == 1 ? "" : "s") on \(counts.count) day\(counts.count == 1 ? "" : "s")")
+        lines.append(
+            total == 0
+                ? "no events" : "* \(total) event\(total == 1 ? "" : "s") on \(counts.count) day\(counts.count == 1 ? "" : "s")")
         return TerminalText(lines: lines)
     }
 }

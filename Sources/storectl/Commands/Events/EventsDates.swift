@@ -2,7 +2,8 @@ import ArgumentParser
 import Store
 
 struct EventsDates: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "dates", abstract: "The dates of a month that have events, with counts.")
+    static let configuration = CommandConfiguration(
+        commandName: "dates", abstract: "The dates of a month that have events, with counts.")
 
     @OptionGroup var store: StoreOptions
     @Option(help: ArgumentHelp("The month.", valueName: "YYYY-MM")) var month: YearMonth

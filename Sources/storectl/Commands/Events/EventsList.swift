@@ -2,7 +2,8 @@ import ArgumentParser
 import Store
 
 struct EventsList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List events by date, all or of one day or month.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List events by date, all or of one day or month.")
 
     @OptionGroup var store: StoreOptions
     @Option(help: ArgumentHelp("Only this day.", valueName: "YYYY-MM-DD")) var date: CalendarDate?

@@ -11,11 +11,14 @@ struct FrameworksShow: AsyncParsableCommand {
     func run() async throws {
         let id = id
         let framework = try await store.withStore(.existing) {
-            guard let framework = try await $0.frameworks.find(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }
+            guard let framework = try await $0.frameworks.find(id) else {
+                throw StoreError.recordNotFound(kind: .framework, key: id)
+            }
             return framework
         }
         if json { return Output.printJSON(framework.jsonValue) }
-        Output.print("""
+        Output.print(
+            """
             id:          \(framework.id)
             name:        \(framework.name)
             imageName:   \(framework.imageName)

@@ -22,7 +22,9 @@ struct FrameworksUpdate: AsyncParsableCommand {
         try await store.withStore(.existing) { opened in
             // Read and write in one transaction, so a concurrent change is not overwritten with stale fields.
             try await opened.write { db in
-                guard var framework = try db.frameworks.find(id) else { throw StoreError.recordNotFound(kind: .framework, key: id) }
+                guard var framework = try db.frameworks.find(id) else {
+                    throw StoreError.recordNotFound(kind: .framework, key: id)
+                }
                 if let name { framework.name = name }
                 if let imageName { framework.imageName = imageName }
                 if let url { framework.urlString = url }

@@ -14,7 +14,8 @@ struct ImagesGet: AsyncParsableCommand {
     func validate() throws {
         if out?.isEmpty == true { throw ValidationError("--out: the path is empty") }
         if let out, OutputFile.isStore(out, storePath: store.resolvedPath) {
-            throw ValidationError("--out \(out): that is the store \(store.resolvedPath) (or one of its files); choose another path")
+            throw ValidationError(
+                "--out \(out): that is the store \(store.resolvedPath) (or one of its files); choose another path")
         }
     }
 

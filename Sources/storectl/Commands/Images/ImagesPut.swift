@@ -10,7 +10,8 @@ struct ImagesPut: AsyncParsableCommand {
     @OptionGroup var cache: ImageCacheOptions
     @Argument(help: "The image's URL (the cache key).") var url: String
     @Argument(help: "The file holding the bytes, or - for stdin.") var file: String
-    @Option(name: .customLong("content-type"), help: "Its content type (default: from the file extension).") var contentType: String?
+    @Option(name: .customLong("content-type"), help: "Its content type (default: from the file extension).") var contentType:
+        String?
 
     func run() async throws {
         let data: Data
@@ -41,7 +42,9 @@ struct ImagesPut: AsyncParsableCommand {
     }
 
     static func contentType(forExtension ext: String) -> String? {
-        ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
-         "svg": "image/svg+xml", "heic": "image/heic", "avif": "image/avif"][ext.lowercased()]
+        [
+            "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+            "svg": "image/svg+xml", "heic": "image/heic", "avif": "image/avif",
+        ][ext.lowercased()]
     }
 }

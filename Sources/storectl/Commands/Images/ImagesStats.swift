@@ -11,9 +11,11 @@ struct ImagesStats: AsyncParsableCommand {
     func run() async throws {
         let stats = try await store.withStore(.existing, configure: cache.configure) { try await $0.images.stats() }
         if json {
-            return Output.printJSON(.object([
-                "count": .integer(stats.count), "totalBytes": .integer(stats.totalBytes), "budgetBytes": .integer(stats.budgetBytes),
-            ]))
+            return Output.printJSON(
+                .object([
+                    "count": .integer(stats.count), "totalBytes": .integer(stats.totalBytes),
+                    "budgetBytes": .integer(stats.budgetBytes),
+                ]))
         }
         let percent = stats.budgetBytes == 0 ? 0 : stats.totalBytes * 100 / stats.budgetBytes
         Output.print("images: \(stats.count)\nbytes:  \(stats.totalBytes) of \(stats.budgetBytes) (\(percent)%)")

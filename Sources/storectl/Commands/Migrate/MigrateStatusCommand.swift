@@ -20,8 +20,9 @@ struct MigrateStatusCommand: AsyncParsableCommand {
         }
         var table = Table("MIGRATION", "STATE", "APPLIED AT", "CHECKSUM")
         for status in statuses {
-            table.append(identifier(status), status.state.rawValue,
-                         status.appliedAt.map(Timestamp.format) ?? "-", String(status.checksum.prefix(16)))
+            table.append(
+                identifier(status), status.state.rawValue,
+                status.appliedAt.map(Timestamp.format) ?? "-", String(status.checksum.prefix(16)))
         }
         Output.print(table.render())
     }

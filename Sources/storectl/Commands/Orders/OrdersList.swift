@@ -2,7 +2,8 @@ import ArgumentParser
 import Store
 
 struct OrdersList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List every order, by id, with its exact total.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List every order, by id, with its exact total.")
 
     @OptionGroup var store: StoreOptions
     @Flag(help: "Print a JSON array of feed-shaped orders, each with its total.") var json = false

@@ -17,8 +17,10 @@ struct OrdersShow: AsyncParsableCommand {
         if json { return Output.printJSON(order.jsonValue(includingTotal: true)) }
         var table = Table("ITEM", "PRICE", "AISLE", "QTY", "SUBTOTAL", rightAligned: [1, 2, 3, 4])
         for item in order.items {
-            table.append(item.itemName, item.price.description, String(item.aisle), String(item.quantity), try item.subtotal.description)
+            table.append(
+                item.itemName, item.price.description, String(item.aisle), String(item.quantity), try item.subtotal.description)
         }
-        Output.print("order \(order.id), placed at \(Timestamp.format(order.placedAt))\n\(table.render())\ntotal: \(try order.total)")
+        Output.print(
+            "order \(order.id), placed at \(Timestamp.format(order.placedAt))\n\(table.render())\ntotal: \(try order.total)")
     }
 }

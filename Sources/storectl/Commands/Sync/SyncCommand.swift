@@ -30,7 +30,8 @@ struct SyncRunCommand: AsyncParsableCommand {
     var force = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
-    @Option(name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
+    @Option(
+        name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
     var maxBytes: ByteSize?
     @Option(help: "Seconds an HTTP request may wait for data, retries included: no retry starts after that.")
     var timeout: Int = 30
@@ -98,14 +99,17 @@ struct SyncRunCommand: AsyncParsableCommand {
         guard report.status != .upToDate else { return lines[0] }
         var table = Table("KIND", "INSERTED", "UPDATED", "KEPT", "UNCHANGED", "DELETED", rightAligned: [1, 2, 3, 4, 5])
         for (name, counts) in [("frameworks", report.frameworks), ("orders", report.orders), ("events", report.events)] {
-            table.append(name, String(counts.inserted), String(counts.updated), String(counts.kept),
-                         String(counts.unchanged), String(counts.deleted))
+            table.append(
+                name, String(counts.inserted), String(counts.updated), String(counts.kept),
+                String(counts.unchanged), String(counts.deleted))
         }
         lines.append(table.render())
         let images = report.images
         let downloads = "\(images.downloaded) downloaded, \(images.failed) failed, \(images.deleted) deleted"
         lines.append("images: \(images.stored) stored, \(images.alreadyCached) already cached, \(downloads)")
-        for conflict in report.conflicts { lines.append("conflict: \(conflict.kind) '\(conflict.key)' changed on both sides; kept local") }
+        for conflict in report.conflicts {
+            lines.append("conflict: \(conflict.kind) '\(conflict.key)' changed on both sides; kept local")
+        }
         if let published = report.published {
             let moved = "\(published.filesFetched) files, \(published.bytesFetched) bytes"
             if let reason = published.fullSyncReason {

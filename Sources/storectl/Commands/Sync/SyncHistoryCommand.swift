@@ -14,8 +14,9 @@ struct SyncHistoryCommand: AsyncParsableCommand {
         if json { return Output.printJSON(.array(entries.map(\.jsonValue))) }
         var table = Table("STARTED AT", "SOURCE", "POLICY", "OUTCOME", "DETAIL")
         for entry in entries {
-            table.append(Timestamp.format(entry.startedAt), entry.source, entry.policy.rawValue, entry.outcome.rawValue,
-                         entry.error ?? entry.reportJSON ?? "")
+            table.append(
+                Timestamp.format(entry.startedAt), entry.source, entry.policy.rawValue, entry.outcome.rawValue,
+                entry.error ?? entry.reportJSON ?? "")
         }
         Output.print(table.render())
     }

@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
 @testable import Store
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 // Helpers of the sync behaviour tests. Every name is prefixed (or namespaced) so nothing
 // collides with the other SyncTests helpers in this module.
@@ -59,7 +61,8 @@ func withBehaviourStore<T>(
 ) async throws -> T {
     let folder = try BehaviourFolder()
     defer { folder.remove() }
-    let store = try await Store.open(at: folder.file("store.sqlite").path, configuration: behaviourConfiguration(transport: transport))
+    let store = try await Store.open(
+        at: folder.file("store.sqlite").path, configuration: behaviourConfiguration(transport: transport))
     do {
         let result = try await body(store, folder)
         await store.close()
@@ -90,9 +93,13 @@ func behaviourFeed(
     if let events { members.append(JSONMember("events", .array(events))) }
     if let images { members.append(JSONMember("images", .array(images))) }
     if !deleted.isEmpty {
-        members.append(JSONMember("deleted", .object(RecordKind.allCases.compactMap { kind in
-            deleted[kind].map { JSONMember(kind.plural, .array($0.map(JSONValue.string))) }
-        })))
+        members.append(
+            JSONMember(
+                "deleted",
+                .object(
+                    RecordKind.allCases.compactMap { kind in
+                        deleted[kind].map { JSONMember(kind.plural, .array($0.map(JSONValue.string))) }
+                    })))
     }
     if let next { members.append(JSONMember("next", .string(next))) }
     return JSONWriter(pretty: true).string(.object(members))
@@ -129,19 +136,24 @@ enum KindFixture: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     func framework(_ id: String, _ version: Int) -> Framework {
-        Framework(id: id, name: "\(id) v\(version)", imageName: "image-\(id)", urlString: "https://example.com/\(id)",
-                  description: "version \(version) of \(id)")
+        Framework(
+            id: id, name: "\(id) v\(version)", imageName: "image-\(id)", urlString: "https://example.com/\(id)",
+            description: "version \(version) of \(id)")
     }
 
     func order(_ id: String, _ version: Int) -> Order {
-        Order(id: id, placedAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(version) * 60),
-              items: [OrderItem(itemName: "item v\(version)", price: Money(minorUnits: Int64(100 + version)), aisle: version),
-                      OrderItem(itemName: "second", price: Money(minorUnits: 10), aisle: 0, quantity: version + 1)])
+        Order(
+            id: id, placedAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(version) * 60),
+            items: [
+                OrderItem(itemName: "item v\(version)", price: Money(minorUnits: Int64(100 + version)), aisle: version),
+                OrderItem(itemName: "second", price: Money(minorUnits: 10), aisle: 0, quantity: version + 1),
+            ])
     }
 
     func event(_ id: String, _ version: Int) -> Event {
-        Event(id: id, title: "\(id) v\(version)", date: CalendarDate(year: 2026, month: 6, day: version)!,
-              notes: version.isMultiple(of: 2) ? "notes v\(version)" : nil)
+        Event(
+            id: id, title: "\(id) v\(version)", date: CalendarDate(year: 2026, month: 6, day: version)!,
+            notes: version.isMultiple(of: 2) ? "notes v\(version)" : nil)
     }
 
     /// The record as the feed (and an export) writes it.
