@@ -4,7 +4,8 @@ import Foundation
 // script can pipe one into the other.
 
 extension Framework {
-    package var jsonValue: JSONValue {
+    /// The framework in the feed's shape (<doc:FeedFormat>), as export writes it.
+    public var jsonValue: JSONValue {
         .object([
             "id": .string(id), "name": .string(name), "imageName": .string(imageName),
             "urlString": .string(urlString), "description": .string(description),
@@ -13,7 +14,8 @@ extension Framework {
 }
 
 extension OrderItem {
-    package var jsonValue: JSONValue {
+    /// The item in the feed's shape (<doc:FeedFormat>): its price as an exact decimal number.
+    public var jsonValue: JSONValue {
         .object([
             "itemName": .string(itemName), "price": .number(price.description),
             "aisle": .integer(aisle), "quantity": .integer(quantity),
@@ -24,7 +26,7 @@ extension OrderItem {
 extension Order {
     /// The feed's order shape; with `includingTotal`, also `total` (the exact sum; left out if
     /// it is out of bounds, which an order read from a store never is).
-    package func jsonValue(includingTotal: Bool = false) -> JSONValue {
+    public func jsonValue(includingTotal: Bool = false) -> JSONValue {
         var members = [
             JSONMember("id", .string(id)),
             JSONMember("placedAt", .string(Timestamp.format(placedAt))),
@@ -36,7 +38,8 @@ extension Order {
 }
 
 extension Event {
-    package var jsonValue: JSONValue {
+    /// The event in the feed's shape (<doc:FeedFormat>), as export writes it.
+    public var jsonValue: JSONValue {
         var members = [
             JSONMember("id", .string(id)), JSONMember("title", .string(title)),
             JSONMember("date", .string(date.description)),
@@ -48,7 +51,7 @@ extension Event {
 
 extension CachedImage {
     /// The feed's image shape; with `includingData`, the bytes as base64 `data`.
-    package func jsonValue(includingData: Bool) -> JSONValue {
+    public func jsonValue(includingData: Bool) -> JSONValue {
         var members = [JSONMember("url", .string(url))]
         if let contentType { members.append(JSONMember("contentType", .string(contentType))) }
         if includingData { members.append(JSONMember("data", .string(data.base64EncodedString()))) }
