@@ -207,41 +207,45 @@ struct Publisher {
         _ db: Database, generation: String, sequence: Int, tombstones: [RecordKind: Set<String>],
         into written: inout [String: Data]
     ) throws -> [PublishedManifest.File] {
-        var records: [(RecordKind, JSONValue)] = []
-        records += try db.frameworks.fetchAll().map { (.framework, $0.jsonValue) }
-        records += try db.orders.fetchAll().map { (.order, $0.jsonValue()) }
-        records += try db.events.fetchAll().sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }.map {
-            (.event, $0.jsonValue)
-        }
-        records += try db.images(budget: imageBudget, now: now).fetchAll().map { (.image, $0.jsonValue(includingData: true)) }
+        // Streamed: records are read from one cursor per kind and each page is written to disk
+        // (under its content's name, renamed into place) as soon as it is full, so a snapshot
+        // holds one page in memory, not the store. A page no manifest names yet is a stray
+        // until the manifest is replaced; a failed publish leaves it to the grace period.
         var present: [RecordKind: Set<String>] = [:]
-        for (kind, value) in records {
-            if let key = PublishedSegment.key(of: value, kind: kind) { present[kind, default: []].insert(key) }
-        }
         var files: [PublishedManifest.File] = []
         let size = max(1, options.snapshotPageSize)
-        var start = 0
-        func add(_ data: Data, _ label: String) {
+        func add(_ data: Data, _ label: String) throws {
             let digest = SHA256.hexDigest(of: data)
             let name = "snapshot-\(sequence)-\(label)-\(digest.prefix(16)).json"
-            written[name] = data
+            try OutputFile.write(data, to: folder.appendingPathComponent(name).path)
             files.append(.init(name: name, size: data.count, sha256: digest))
         }
-        while start < records.count {
-            let chunk = records[start..<min(start + size, records.count)]
+        var page: [(RecordKind, JSONValue)] = []
+        page.reserveCapacity(min(size, 1 << 16))
+        func flush() throws {
             var members = [JSONMember("version", .integer(1))]
             for kind in RecordKind.allCases {
-                members.append(JSONMember(kind.plural, .array(chunk.filter { $0.0 == kind }.map(\.1))))
+                members.append(JSONMember(kind.plural, .array(page.filter { $0.0 == kind }.map(\.1))))
             }
-            add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), String(files.count + 1))
-            start += size
+            try add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), String(files.count + 1))
+            page.removeAll(keepingCapacity: true)
         }
+        func take(_ kind: RecordKind, _ value: JSONValue) throws {
+            if let key = PublishedSegment.key(of: value, kind: kind) { present[kind, default: []].insert(key) }
+            page.append((kind, value))
+            if page.count == size { try flush() }
+        }
+        try db.frameworks.forEachRecord { try take(.framework, $0.jsonValue) }
+        try db.orders.forEachRecord { try take(.order, $0.jsonValue()) }
+        try db.events.forEachByID { try take(.event, $0.jsonValue) }
+        try db.images(budget: imageBudget, now: now).forEachRecord { try take(.image, $0.jsonValue(includingData: true)) }
+        if !page.isEmpty { try flush() }
         var remaining: [RecordKind: Set<String>] = [:]
         for (kind, keys) in tombstones { remaining[kind] = keys.subtracting(present[kind] ?? []) }
         var members = [JSONMember("version", .integer(1))]
         members += PublishedSegment.recordMembers([:])
         members.append(JSONMember("deleted", PublishedSegment.tombstones(remaining)))
-        add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), "deleted")
+        try add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), "deleted")
         _ = generation
         return files
     }
