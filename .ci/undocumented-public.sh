@@ -8,9 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 count_only=0
 if [ "${1:-}" = "--count" ]; then count_only=1; shift; fi
-out="$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | tail -n 1)"
-dir="$(printf '%s\n' "$out" | sed -n 's/^Files written to //p')"
-[ -d "$dir" ] || { echo "no symbol graph: $out" >&2; exit 2; }
+# The tool also tries the test modules and exits 1 when they are not built yet; only the
+# Store module's graph matters here, so its file is what is checked.
+out="$(swift package dump-symbol-graph --minimum-access-level public 2>&1 || true)"
+dir="$(printf '%s\n' "$out" | sed -n 's/^Files written to //p' | tail -n 1)"
+[ -n "$dir" ] || dir="$PWD/.build/$(uname -m)-unknown-linux-gnu/symbolgraph"
+[ -f "$dir/Store.symbols.json" ] || { printf 'no symbol graph for Store:\n%s\n' "$out" | tail -n 20 >&2; exit 2; }
 python3 - "$dir" "$PWD" "$count_only" "$@" <<'PY'
 import glob, json, os, sys
 directory, root, count_only, prefixes = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4:]
