@@ -23,7 +23,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// "a string", "a number", ... for error messages.
-    public var typeDescription: String {
+    package var typeDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
