@@ -13,17 +13,19 @@ public struct SyncReport: Sendable, Equatable {
         case dryRun = "dry-run"
     }
 
-    /// Per record kind: each record of the feed, and each local record the feed deletes, is
-    /// counted once, in exactly one of these (so their sum is the number of distinct keys the
-    /// feed named for the kind, less tombstones of records that did not exist).
+    /// Per record kind: each record of the feed is counted once, in `inserted`, `updated`,
+    /// `kept` or `unchanged`; each tombstone of a local record once, in `deleted` or `kept`; a
+    /// tombstone of a record the store does not have is not counted.
     public struct Counts: Sendable, Equatable {
         /// Records the feed has and the store did not.
         public var inserted = 0
         /// Local records replaced by the feed's different version (per the policy).
         public var updated = 0
-        /// Local records kept although the feed differs (conflicts, or keep-existing).
+        /// Local records kept although the feed differs or deletes them (conflicts, or
+        /// keep-existing).
         public var kept = 0
-        /// Records whose feed version equals the local one: nothing written.
+        /// Records for which the feed brings nothing new (equal to the local one or, three-way,
+        /// to what was received last): nothing written.
         public var unchanged = 0
         /// Local records removed by a tombstone in the feed's `deleted` member.
         public var deleted = 0
