@@ -9,8 +9,8 @@ import Store
 /// the same (the signal came too late to stop it) exits as it would have.
 final class Interrupts: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `received`, `handler` and `sources` are read and written
-    // only while `lock` is held; the signal sources' handlers run on a dispatch queue and only
-    // call `receive`.
+    // only while `lock` is held, `handledFlag` only while `handledCondition` is; the signal
+    // sources' handlers run on a dispatch queue and only call `receive`.
     private let lock = NSLock()
     private var received: Int32?
     private var handler: (@Sendable () -> Void)?
