@@ -9,13 +9,16 @@ import Store
 /// the same (the signal came too late to stop it) exits as it would have.
 final class Interrupts: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `received`, `handler` and `sources` are read and written
-    // only while `lock` is held; the signal sources' handlers run on a dispatch queue and only
-    // call `receive`.
+    // only while `lock` is held, `handledFlag` only while `handledCondition` is; the signal
+    // sources' handlers run on a dispatch queue and only call `receive`.
     private let lock = NSLock()
     private var received: Int32?
     private var handler: (@Sendable () -> Void)?
     /// Kept so that the sources live as long as this object (the whole run).
     private var sources: [any DispatchSourceSignal] = []
+    /// Set once the first signal's handler has run; `handled` waits on it.
+    private let handledCondition = NSCondition()
+    private var handledFlag = false
 
     /// Takes over SIGINT and SIGTERM. Returns once both signal sources are registered: a signal
     /// sent before that would be lost (the disposition is already SIG_IGN).
@@ -61,5 +64,27 @@ final class Interrupts: @unchecked Sendable {
             return self.handler
         }
         handler?()
+        handledCondition.withLock {
+            handledFlag = true
+            handledCondition.broadcast()
+        }
+    }
+
+    /// Blocks the calling thread (never a task of Swift's pool) until the first signal was
+    /// received and its handler (the cancellation) has run.
+    func waitUntilHandled() {
+        handledCondition.withLock {
+            while !handledFlag { handledCondition.wait() }
+        }
+    }
+
+    /// For the export-interrupt tests, which must signal while an output file is written,
+    /// whatever the machine's load: with `STORECTL_TEST_PAUSE_AFTER_TEMPORARY=1`, a write of
+    /// an output file (an export, an image's bytes) pauses right after creating its temporary
+    /// file, until a signal's cancellation has run; it then goes on, and ends as any
+    /// interrupted write does. Without that variable, nothing changes.
+    func pauseOutputFilesUntilInterruptedIfTesting() {
+        guard ProcessInfo.processInfo.environment["STORECTL_TEST_PAUSE_AFTER_TEMPORARY"] == "1" else { return }
+        OutputFile.temporaryCreated = { [self] _ in waitUntilHandled() }
     }
 }

@@ -34,6 +34,8 @@ struct Storectl: CommandGroup {
         do {
             let command = try parseAsRoot()
             let interrupts = command is WatchCommand ? nil : await Interrupts.install()
+            // Before the command starts, so its first output file already pauses (tests only).
+            interrupts?.pauseOutputFilesUntilInterruptedIfTesting()
             // A task of its own, so a signal can cancel it; detached, because the command (not
             // Sendable) is handed over to it whole and runs nowhere else.
             let running = Task.detached {

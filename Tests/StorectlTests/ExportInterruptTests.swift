@@ -4,16 +4,22 @@ import Testing
 
 /// An export is written to a hidden temporary file beside its output, then renamed into place.
 /// Interrupted while that file is written, it is removed and the old output stays.
+///
+/// The export runs with `STORECTL_TEST_PAUSE_AFTER_TEMPORARY=1`: it stops right after creating
+/// its temporary file until the signal's cancellation has run, so the signal always lands while
+/// the file is written, however loaded the machine (without it, a fast export could finish
+/// between "temporary file seen" and the signal). It then goes on and ends as any interrupted
+/// export does, so a temporary file left behind, or the old output replaced, still fails.
 @Suite("storectl export interrupted")
 struct ExportInterruptTests {
     func temporaries(in folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".feed.json.tmp-") }
     }
 
-    /// A store whose export is large enough (about 64 MB of JSON) to be caught while written.
+    /// A store whose export (about 11 MB of JSON) takes several writes of the temporary file.
     func largeStore() async throws -> Storectl {
         let storectl = try Storectl()
-        var bytes = Data(count: 48 << 20)
+        var bytes = Data(count: 8 << 20)
         for index in stride(from: 0, to: bytes.count, by: 4096) { bytes[index] = UInt8(truncatingIfNeeded: index / 4096) }
         let image = try storectl.directory.write(bytes, to: "large.bin")
         expectSuccess(try await storectl("images", "put", "https://example.com/large.bin", image))
@@ -30,10 +36,11 @@ struct ExportInterruptTests {
         let folder = try storectl.directory.makeDirectory("out")
         let out = folder + "/feed.json"
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: out))
-        let export = try await storectl.start(["export", "--out", out])
+        let export = try await storectl.start(
+            ["export", "--out", out], environment: ["STORECTL_TEST_PAUSE_AFTER_TEMPORARY": "1"])
         let writing = try await eventually(within: 120) { try !temporaries(in: folder).isEmpty || export.exitStatus != nil }
         #expect(writing)
-        try #require(export.exitStatus == nil, "the export ended before it could be interrupted: \(export.stderr)")
+        try #require(export.exitStatus == nil, "the export ended before it could be interrupted (it pauses): \(export.stderr)")
         for signal in signals { export.send(signal) }
         let status = await export.waitForExit(within: .seconds(120))
         #expect(signals.map { 128 + $0 }.contains(status ?? -1), "\(String(describing: status)): \(export.stderr)")

@@ -262,7 +262,7 @@ struct WatchTests {
 // MARK: A running watcher
 
 /// How a watcher ended.
-private struct WatcherExit: CustomStringConvertible {
+struct WatcherExit: CustomStringConvertible {
     /// The exit status; 128 + the signal number if a signal killed it; -1 if it never exited.
     var status: Int32
     var stdout: String
@@ -270,14 +270,14 @@ private struct WatcherExit: CustomStringConvertible {
     var description: String { "storectl watch -> \(status)\n--- stdout ---\n\(stdout)\n--- stderr ---\n\(stderr)" }
 }
 
-private struct WatcherTimeout: Error, CustomStringConvertible {
+struct WatcherTimeout: Error, CustomStringConvertible {
     var description: String
 }
 
 /// `storectl watch ...` running in the background (a `BackgroundProcess` of the one runner):
 /// waits for its output are woken by the output itself. Killed when the test ends if it still
 /// runs.
-private final class Watcher: @unchecked Sendable {
+final class Watcher: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `taken` is used only by the test's own task; the process
     // is a Sendable `BackgroundProcess`, set in init.
     private let process: BackgroundProcess

@@ -2,12 +2,18 @@
 /// is never rounded through binary floating point; objects keep their members in order (and
 /// duplicates, so the validator can report them).
 public enum JSONValue: Sendable, Equatable {
+    /// The literal `null`.
     case null
+    /// The literal `true` or `false`.
     case bool(Bool)
     /// The number's text as it appears in the document (`2.49`, `1e3`).
     case number(String)
+    /// A string, unescaped (the writer escapes it again).
     case string(String)
+    /// An array's elements, in order.
     case array([JSONValue])
+    /// An object's members in document order, duplicates included (`subscript(_:)` finds the
+    /// first; the writer writes them all, as given).
     case object([JSONMember])
 
     /// The value of the first member named `key`, if this is an object that has one.
@@ -17,7 +23,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// "a string", "a number", ... for error messages.
-    public var typeDescription: String {
+    package var typeDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -31,9 +37,12 @@ public enum JSONValue: Sendable, Equatable {
 
 /// One member of a JSON object.
 public struct JSONMember: Sendable, Equatable {
+    /// The member's name, unescaped.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
 
+    /// The member `key: value`.
     public init(_ key: String, _ value: JSONValue) {
         self.key = key
         self.value = value
@@ -46,5 +55,7 @@ extension JSONValue {
         .object(members.map { JSONMember($0.key, $0.value) })
     }
 
+    /// A number written as the integer's decimal digits (exact for any width, `-9223372036854775808`
+    /// included).
     public static func integer(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
 }

@@ -2,10 +2,15 @@
 /// pretty, non-ASCII characters as UTF-8, and the same bytes for the same value every time
 /// (so an export, synced elsewhere and exported again, is byte-identical).
 public struct JSONWriter: Sendable {
+    /// True: one member or element per line, indented by two spaces per level, `": "` between
+    /// a key and its value. False: the most compact form, with no whitespace at all.
     public var pretty: Bool
 
+    /// A writer in the given layout (pretty by default).
     public init(pretty: Bool = true) { self.pretty = pretty }
 
+    /// The text of `value`, without a final newline. Never fails: every `JSONValue` can be
+    /// written (a `.number` is written as its text, which the caller must keep valid JSON).
     public func string(_ value: JSONValue) -> String {
         var out = ""
         write(value, into: &out, indent: 0)
@@ -13,7 +18,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends `value` to `out` at the given indentation depth.
-    public func write(_ value: JSONValue, into out: inout String, indent: Int) {
+    func write(_ value: JSONValue, into out: inout String, indent: Int) {
         switch value {
         case .null: out += "null"
         case .bool(let bool): out += bool ? "true" : "false"

@@ -2,7 +2,7 @@ import Foundation
 
 /// How `Store.publish(to:options:)` writes and compacts a published folder.
 public struct PublishOptions: Sendable {
-    /// Records per snapshot page.
+    /// Records per snapshot page (a value below 1 counts as 1).
     public var snapshotPageSize = 10_000
     /// How long a file stays in the folder after the last manifest that named it was replaced:
     /// a client that read that manifest may still be fetching it.
@@ -10,6 +10,7 @@ public struct PublishOptions: Sendable {
     /// When segments are merged and folded into a new snapshot.
     public var compaction = CompactionPolicy()
 
+    /// The defaults: 10,000 records per page, an hour's grace, the default compaction.
     public init() {}
 }
 
@@ -22,14 +23,21 @@ public struct PublishOptions: Sendable {
 /// - a new snapshot is written, at the head, when the segments after the snapshot hold more than
 ///   `snapshotRefreshRatio` of its bytes, or when the oldest segment no longer reaches back to it.
 public struct CompactionPolicy: Sendable {
+    /// The most change segments a manifest lists after merging; older ones are dropped (a
+    /// client behind them reads the snapshot). 12 by default.
     public var maximumSegments = 12
+    /// The share of the snapshot's bytes the segments after it may hold before a new snapshot
+    /// is written: 0.5 by default (a client catching up never reads much more than half a
+    /// snapshot in segments). 0 writes a snapshot on every publish that changed something.
     public var snapshotRefreshRatio = 0.5
 
+    /// The defaults: 12 segments, a ratio of 0.5.
     public init() {}
 }
 
 /// What one publish did.
 public struct PublishReport: Sendable, Equatable {
+    /// What the publish wrote. The raw value is what `storectl publish` prints.
     public enum Outcome: String, Sendable {
         /// Nothing changed since the last publish: the folder was not touched.
         case unchanged
@@ -39,14 +47,21 @@ public struct PublishReport: Sendable, Equatable {
         case snapshot
     }
 
+    /// What was written.
     public var outcome: Outcome
+    /// The folder's generation (the manifest's): made when the folder was first published to,
+    /// and kept after.
     public var generation: String
+    /// The manifest's head once done: the sequence number of the last publish that changed
+    /// something, from 1 (the first snapshot).
     public var head: Int
     /// Why a snapshot was written, when one was.
     public var reason: String?
     /// Records and tombstones in the new segment.
     public var changes = 0
+    /// The names of the files written, the manifest included, inside the folder.
     public var filesWritten: [String] = []
+    /// The names of the files removed: those retired longer ago than the grace period.
     public var filesDeleted: [String] = []
     /// Files in the folder once done, the manifest included.
     public var filesInFolder = 0

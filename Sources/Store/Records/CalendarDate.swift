@@ -1,10 +1,14 @@
 /// A day of the calendar, without time or time zone: `2026-06-08`.
 public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The year, 1 to 9999 (proleptic Gregorian calendar).
     public let year: Int
+    /// The month, 1 (January) to 12.
     public let month: Int
+    /// The day of the month, 1 to the month's last day (28 to 31).
     public let day: Int
 
-    /// Nil unless the date exists (2026-02-30 does not).
+    /// Nil unless the date exists in years 1 to 9999 of the proleptic Gregorian calendar
+    /// (2026-02-30 does not; 2024-02-29 does).
     public init?(year: Int, month: Int, day: Int) {
         guard CivilCalendar.isValid(year: year, month: month, day: day) else { return nil }
         self.year = year

@@ -6,8 +6,11 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The amount in cents.
     public var minorUnits: Int64
 
+    /// The amount of `minorUnits` cents, as given: any Int64, negative included (the store's own
+    /// inputs are checked against `0...maximum` where they are read, not here).
     public init(minorUnits: Int64) { self.minorUnits = minorUnits }
 
+    /// No money: 0.00, the total of an order with no items.
     public static let zero = Money(minorUnits: 0)
 
     /// The largest price, item subtotal (price x quantity) or order total the store accepts:
@@ -55,7 +58,8 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     /// What a decimal text is as an amount.
-    public enum ParsedAmount: Sendable, Equatable {
+    package enum ParsedAmount: Sendable, Equatable {
+        /// A plain non-negative decimal exact to the cent: this many cents (`2.49` is 249).
         case cents(Int64)
         /// A plain non-negative decimal exact to the cent, but more cents than Int64 holds.
         case tooLarge
@@ -71,7 +75,7 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses a JSON-number-shaped decimal, telling an amount too large for Int64 from one that
     /// is not an amount at all.
-    public static func parseAmount(_ text: String) -> ParsedAmount {
+    package static func parseAmount(_ text: String) -> ParsedAmount {
         var utf8 = Substring(text).utf8[...]
         guard !utf8.isEmpty else { return .invalid }
         if utf8.first == UInt8(ascii: "-") {

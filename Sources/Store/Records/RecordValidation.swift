@@ -23,7 +23,7 @@ enum RecordValidation {
 extension RecordKind {
     /// Why `id` cannot be a record's id (empty, or longer than 200 characters), or nil: for
     /// callers that check arguments before opening a store.
-    public static func idProblem(_ id: String) -> String? { RecordValidation.problem(withID: id) }
+    package static func idProblem(_ id: String) -> String? { RecordValidation.problem(withID: id) }
 }
 
 extension Framework {

@@ -1,8 +1,11 @@
 /// A month of a year: `2026-06`.
 public struct YearMonth: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+    /// The year, 1 to 9999.
     public let year: Int
+    /// The month, 1 (January) to 12.
     public let month: Int
 
+    /// Nil unless `year` is 1 to 9999 and `month` 1 to 12.
     public init?(year: Int, month: Int) {
         guard (1...9999).contains(year), (1...12).contains(month) else { return nil }
         self.year = year
@@ -15,10 +18,13 @@ public struct YearMonth: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(year: first.year, month: first.month)
     }
 
+    /// The month's first day: `2026-06-01`.
     public var firstDay: CalendarDate { CalendarDate(year: year, month: month, day: 1)! }
 
+    /// How many days the month has, 28 to 31 (February of a leap year has 29).
     public var numberOfDays: Int { CivilCalendar.daysInMonth(year: year, month: month) }
 
+    /// The month's last day: `2026-06-30`, `2024-02-29`.
     public var lastDay: CalendarDate { CalendarDate(year: year, month: month, day: numberOfDays)! }
 
     /// Every day of the month, in order.

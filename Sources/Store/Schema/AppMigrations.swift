@@ -10,6 +10,11 @@ public struct AppMigrations: Sendable, Equatable {
     /// Numbered from 1, in order.
     public var migrations: [Migration]
 
+    /// The app's migrations as given; nothing is checked here. When a store opens with them
+    /// (`Store.Configuration.appMigrations`), those not yet recorded under `namespace` are
+    /// applied in order, each in its own transaction; the open throws
+    /// `StoreError.migrationModified` if an applied one's SQL changed since, and
+    /// `StoreError.databaseFromFuture` if the store records one this list does not have.
     public init(namespace: String, migrations: [Migration]) {
         self.namespace = namespace
         self.migrations = migrations

@@ -57,6 +57,16 @@ package enum OutputFile {
     /// The temporary files of the writes under way.
     private static let inProgress = TemporaryFiles()
 
+    /// For storectl's end-to-end tests only (`STORECTL_TEST_PAUSE_AFTER_TEMPORARY`): when set,
+    /// called on the writing thread with each temporary file's path right after it is created,
+    /// before a byte is written to it; the write waits while it runs. Nil in normal use.
+    package static var temporaryCreated: (@Sendable (String) -> Void)? {
+        get { hook.withLock { $0 } }
+        set { hook.withLock { $0 = newValue } }
+    }
+
+    private static let hook = LockedHook()
+
     /// Removes a temporary file that will not be renamed into place.
     private static func discard(_ temporary: String) {
         unlink(temporary)
@@ -117,6 +127,7 @@ package enum OutputFile {
             discard(temporary)
             throw OutputFileError(path: path, reason: reason)
         }
+        temporaryCreated?(temporary)
         return (temporary, descriptor)
     }
 
@@ -200,6 +211,18 @@ private final class TemporaryFiles: @unchecked Sendable {
             defer { paths.removeAll() }
             return paths
         }
+    }
+}
+
+/// The test hook of `OutputFile.temporaryCreated`, set once by storectl's main and read by
+/// every write.
+private final class LockedHook: @unchecked Sendable {
+    // Why @unchecked Sendable is safe: `hook` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var hook: (@Sendable (String) -> Void)?
+
+    func withLock<T>(_ body: (inout (@Sendable (String) -> Void)?) -> T) -> T {
+        lock.withLock { body(&hook) }
     }
 }
 

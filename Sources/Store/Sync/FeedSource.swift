@@ -2,7 +2,11 @@ import Foundation
 
 /// Where a feed comes from: a local file or an http(s) URL.
 public enum FeedSource: Sendable, Hashable, CustomStringConvertible {
+    /// A feed on this machine: a `file:` URL, standardized (`..` and `.` resolved). Its pages
+    /// (`next`) are other files, relative to it.
     case file(URL)
+    /// A feed served over HTTP or HTTPS, read with conditional requests (ETag, Last-Modified)
+    /// so an unchanged feed costs one round trip.
     case remote(URL)
 
     /// `https://...` or `http://...` is remote; `file:///...` or any other text is a file path.
@@ -39,9 +43,17 @@ public enum FeedSource: Sendable, Hashable, CustomStringConvertible {
     public var description: String { key }
 }
 
+/// A feed source that is not one, or that could not be read; the store is unchanged. The
+/// description names the source and the reason.
 public enum FeedSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not a source `FeedSource.init(_:)` accepts (another scheme, an http URL
+    /// without host): the text and why.
     case invalid(String, reason: String)
+    /// A local file (or a temporary file a download is spooled to) cannot be read or written:
+    /// its path and the system's reason.
     case unreadable(path: String, reason: String)
+    /// A local page or image file is larger than `SyncOptions.maximumBytes`: its path and the
+    /// limit in bytes (over HTTP, the same limit is `HTTPError.tooLarge`).
     case tooLarge(source: String, limit: Int)
 
     public var description: String {

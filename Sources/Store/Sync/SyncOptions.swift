@@ -1,11 +1,15 @@
 import Foundation
 
-/// How one sync runs.
+/// How one sync runs. The defaults suit a feed of any size from a trusted server; every limit
+/// is checked while reading, and a sync that passes one fails and writes nothing.
 public struct SyncOptions: Sendable {
+    /// How a record that exists both locally and in the feed is settled.
     public var policy: SyncPolicy = .keepExisting
     /// Compute the report; write nothing.
     public var dryRun = false
-    /// The most bytes read for one page (or one image); checked while reading.
+    /// The most bytes read for one page (or one image); checked while reading, so a larger one
+    /// fails the sync (`FeedSourceError.tooLarge` for a file, `HTTPError.tooLarge` over HTTP)
+    /// without being held whole.
     public var maximumBytes = 256 * 1024 * 1024
     /// The most bytes of one downloaded image.
     public var maximumImageBytes = 32 * 1024 * 1024
@@ -27,6 +31,7 @@ public struct SyncOptions: Sendable {
     /// Told of progress (pages, records, images) as the sync goes.
     public var progress: (@Sendable (SyncProgress) -> Void)?
 
+    /// Options with the given policy and dry-run setting; every other option at its default.
     public init(policy: SyncPolicy = .keepExisting, dryRun: Bool = false) {
         self.policy = policy
         self.dryRun = dryRun

@@ -1,5 +1,9 @@
-/// What one sync did (or, with dry-run, would do).
+/// What one sync did (or, with dry-run, would do): per record kind, how many records the
+/// feed inserted, updated, left or deleted, and what happened to images. A dry run's report is
+/// the one the same sync would return if it ran now. Also kept, as JSON, in the sync history.
 public struct SyncReport: Sendable, Equatable {
+    /// How the sync ended. Its raw value (`applied`, `up-to-date`, `dry-run`) is what storectl
+    /// and the sync history print.
     public enum Status: String, Sendable, Codable {
         /// The feed was reconciled and committed.
         case applied
@@ -9,15 +13,24 @@ public struct SyncReport: Sendable, Equatable {
         case dryRun = "dry-run"
     }
 
-    /// Per record kind.
+    /// Per record kind: each record of the feed is counted once, in `inserted`, `updated`,
+    /// `kept` or `unchanged`; each tombstone of a local record once, in `deleted` or `kept`; a
+    /// tombstone of a record the store does not have is not counted.
     public struct Counts: Sendable, Equatable {
+        /// Records the feed has and the store did not.
         public var inserted = 0
+        /// Local records replaced by the feed's different version (per the policy).
         public var updated = 0
-        /// Local records kept although the feed differs (conflicts, or keep-existing).
+        /// Local records kept although the feed differs or deletes them (conflicts, or
+        /// keep-existing).
         public var kept = 0
+        /// Records for which the feed brings nothing new (equal to the local one or, three-way,
+        /// to what was received last): nothing written.
         public var unchanged = 0
+        /// Local records removed by a tombstone in the feed's `deleted` member.
         public var deleted = 0
 
+        /// All zero.
         public init() {}
     }
 
@@ -27,35 +40,49 @@ public struct SyncReport: Sendable, Equatable {
         public var stored = 0
         /// Already in the cache: neither stored nor downloaded.
         public var alreadyCached = 0
+        /// Fetched from their url (records without inline `data`) and stored.
         public var downloaded = 0
         /// Downloads that failed; retried next sync.
         public var failed = 0
+        /// Cached images removed by a tombstone in the feed.
         public var deleted = 0
 
+        /// All zero.
         public init() {}
     }
 
     /// One image that could not be downloaded.
     public struct ImageFailure: Sendable, Equatable {
+        /// The image's url, as the feed gave it.
         public var url: String
+        /// Why, for a person: an HTTP status, a timeout, a size over the limit, ...
         public var reason: String
     }
 
+    /// How the sync ended.
     public var status: Status
+    /// The source's key (`FeedSource.key`): the absolute path, or the URL without credentials.
     public var source: String
+    /// The policy the sync ran with.
     public var policy: SyncPolicy
+    /// The frameworks' counts.
     public var frameworks = Counts()
+    /// The orders' counts (an order counts once, with its items).
     public var orders = Counts()
+    /// The events' counts.
     public var events = Counts()
     /// The app kinds' counts (`Store.Configuration.recordTypes`), per kind.
     public var appKinds: [RecordKind: Counts] = [:]
+    /// The image cache's counts.
     public var images = ImageCounts()
     /// Records kept because they changed on both sides (three-way) — kind and key.
     public var conflicts: [Change] = []
+    /// Each image whose download failed, in the feed's order (`images.failed` of them).
     public var imageFailures: [ImageFailure] = []
     /// For a published feed (a manifest): the files read, and why a full sync if it was one.
     public var published: PublishedSyncDetails?
 
+    /// A report with every count at zero, no conflict and no failure.
     public init(status: Status, source: String, policy: SyncPolicy) {
         self.status = status
         self.source = source

@@ -108,22 +108,37 @@ struct SyncStateTable {
     }
 }
 
-/// One sync as the history remembers it.
+/// One sync as the history remembers it (`Store.syncHistory(limit:)`, `storectl sync history`):
+/// every sync that was not a dry run, committed or failed, is one entry. Times are kept to the
+/// millisecond.
 public struct SyncHistoryEntry: Sendable, Equatable {
+    /// How the sync ended. The raw value is what the history stores and storectl prints.
     public enum Outcome: String, Sendable, Codable {
+        /// The feed was reconciled and committed, with every image it needed.
         case applied
+        /// Nothing had changed (HTTP 304, or a published feed already at its head): nothing
+        /// written but the history.
         case upToDate = "up-to-date"
+        /// The sync failed and wrote nothing but this entry; `error` says why.
         case failed
+        /// The records were committed, but some image downloads failed (retried next sync).
         case appliedWithImageFailures = "applied-with-image-failures"
     }
 
+    /// The source's key (`FeedSource.key`): the absolute path, or the URL without credentials.
     public var source: String
+    /// When the sync started, to the millisecond.
     public var startedAt: Date
+    /// When it ended (committed, or failed), to the millisecond.
     public var finishedAt: Date
+    /// The policy it ran with.
     public var policy: SyncPolicy
+    /// How it ended.
     public var outcome: Outcome
     /// The report's counts as compact JSON, when the sync got that far.
     public var reportJSON: String?
+    /// For a failed sync, the error as a person reads it (naming the file, record and field
+    /// where there is one); nil otherwise.
     public var error: String?
     var report: SyncReport?
 

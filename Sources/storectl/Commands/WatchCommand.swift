@@ -11,11 +11,20 @@ struct WatchCommand: AsyncParsableCommand {
             Lines read `TIME OPERATION KIND KEY [DATES]`; with --json, one object per line: \
             {"kind", "key", "operation"} plus "dates" for events. Ctrl-C (SIGINT) or SIGTERM ends \
             it with status 0.
+
+            Without --kind it prints the built-in kinds. An app's own kind (one its program \
+            registers, e.g. `reminder`) is printed when named with --kind: storectl does not know \
+            the app's types, only the names its changes are logged under.
             """
     )
 
     @OptionGroup var store: StoreOptions
-    @Option(help: "Only this kind: framework, order, event or image.") var kind: RecordKind?
+    @Option(
+        help: ArgumentHelp(
+            "Only this kind: framework, order, event, image, or an app's kind such as reminder "
+                + "(a lowercase letter, then lowercase letters, digits or _).",
+            valueName: "kind"))
+    var kind: RecordKind?
     @Flag(help: "Print JSON lines.") var json = false
 
     func run() async throws {

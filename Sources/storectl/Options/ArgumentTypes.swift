@@ -16,7 +16,24 @@ extension YearMonth: ExpressibleByArgument {
 
 extension SyncPolicy: ExpressibleByArgument {}
 
-extension RecordKind: ExpressibleByArgument {}
+extension RecordKind: ExpressibleByArgument {
+    /// A built-in kind (`framework`, `order`, `event`, `image`) or an app's (`reminder`): any name
+    /// the store's change log can hold, which is the rule for `StoreRecord.kind` (a lowercase
+    /// ASCII letter, then lowercase letters, digits and `_`). storectl does not know an app's
+    /// types, so a well-formed name is taken as it is; `Reminder` or `order-item` is refused.
+    public init?(argument: String) {
+        guard Self.isKindName(argument) else { return nil }
+        self.init(rawValue: argument)
+    }
+
+    static func isKindName(_ text: String) -> Bool {
+        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
+        return text.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+}
 
 extension Store.Durability: ExpressibleByArgument {}
 

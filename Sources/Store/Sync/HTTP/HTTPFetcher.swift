@@ -30,7 +30,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// `maximumDelay`; the wait is half the ceiling plus `random` (in 0...1) times the other
     /// half. So it always grows on average, never drops below half the ceiling, and retries
     /// from many clients do not land together.
-    public func backoff(beforeRetry retry: Int, random: Double) -> Duration {
+    package func backoff(beforeRetry retry: Int, random: Double) -> Duration {
         let exponent = min(max(retry - 1, 0), 32)
         let base = max(baseDelay, .zero)
         let cap = max(maximumDelay, .zero)

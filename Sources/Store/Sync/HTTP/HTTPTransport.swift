@@ -70,7 +70,7 @@ public struct HTTPTransport: Sendable {
     }
 
     /// A transport that fails the test loudly: for code paths that must not touch the network.
-    public static let unimplemented = HTTPTransport { request in
+    package static let unimplemented = HTTPTransport { request in
         throw HTTPError.connectionFailed(url: request.url, reason: "no HTTP transport is configured for this test")
     }
 }
