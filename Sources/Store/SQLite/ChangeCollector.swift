@@ -432,7 +432,7 @@ final class ChangeCollector {
 /// A transaction's changes, in order, in about half the memory of `[Change]` (24 bytes a change
 /// instead of 48, plus a key's heap text if it has one): a sync of millions of records collects
 /// one per record before its commit. An event's dates are kept aside, by position.
-struct ChangeList: RandomAccessCollection, Sendable {
+struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
     private struct Entry {
         let key: String
         let kind: UInt16
@@ -445,6 +445,14 @@ struct ChangeList: RandomAccessCollection, Sendable {
     private var kinds: [RecordKind] = []
     /// The dates of the changes that have some, by position.
     private var dates: [Int: [CalendarDate]] = [:]
+
+    init() {}
+
+    init(arrayLiteral changes: Change...) {
+        for change in changes { append(change) }
+    }
+
+    static func == (lhs: ChangeList, rhs: ChangeList) -> Bool { lhs.elementsEqual(rhs) }
 
     var startIndex: Int { 0 }
     var endIndex: Int { entries.count }
