@@ -30,6 +30,20 @@ struct Options {
     var profileWrites: String?
     var profileInsert = false
 
+    static let usage = """
+        Usage: Benchmarks/run.sh [--n N] [--runs R] [--memory] [--only ID[,ID...]] [--json FILE]
+                                 [--profile-writes grouped|unbatched|empty|grouped-full|unbatched-full]
+                                 [--profile-insert]
+          --n N             records for the insert, fetch and sync rows (100000)
+          --runs R          runs per contender, the median is shown (5)
+          --memory          also the memory rows (1,000,000 and 3,000,000 records)
+          --only IDS        these rows: \(workloadIDs.joined(separator: ", "));
+                            or every row whose id contains a word (memory)
+          --json FILE       also writes the table as JSON
+          --profile-writes  one concurrent-writes contender alone, to profile
+          --profile-insert  the store's side of the insert row alone, to profile
+        """
+
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
@@ -47,6 +61,9 @@ struct Options {
             case "--json": json = try value()
             case "--profile-writes": profileWrites = try value()
             case "--profile-insert": profileInsert = true
+            case "--help", "-h":
+                print(Options.usage)
+                exit(0)
             default: throw BenchmarkError("unknown argument \(argument)")
             }
         }

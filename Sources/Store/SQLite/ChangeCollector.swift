@@ -54,8 +54,9 @@ import Foundation
 /// and raw writes to observed tables are not observed (`isObserving` is false; build against a
 /// SQLite compiled with SQLITE_ENABLE_PREUPDATE_HOOK, such as Homebrew's, to get them).
 final class ChangeCollector {
-    /// An observed table with its columns' indexes in the current schema.
-    struct ResolvedTable {
+    /// An observed table with its columns' indexes in the current schema. A class: the hook
+    /// takes one per row changed, and a reference costs one retain where the struct cost several.
+    final class ResolvedTable {
         let table: ObservedKindTable
         /// The table's name as a NUL-terminated C string, compared with `strcmp` in the hook.
         let cName: [CChar]
@@ -66,6 +67,18 @@ final class ChangeCollector {
         /// only if that record was deleted since (see `record`). Not so for orders: with
         /// `PRAGMA defer_foreign_keys` an item could be written before its order.
         let keyIsPrimaryKey: Bool
+
+        init(table: ObservedKindTable, cName: [CChar], keyColumn: Int32, dateColumn: Int32?, keyIsPrimaryKey: Bool) {
+            self.table = table
+            self.cName = cName
+            self.keyColumn = keyColumn
+            self.dateColumn = dateColumn
+            self.keyIsPrimaryKey = keyIsPrimaryKey
+        }
+
+        func isNamed(_ name: UnsafePointer<CChar>) -> Bool {
+            cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, name) == 0 }
+        }
     }
 
     private struct RecordID: Hashable {
@@ -75,6 +88,8 @@ final class ChangeCollector {
 
     let observedTables: [ObservedKindTable]
     private(set) var resolvedTables: [ResolvedTable] = []
+    /// The table the hook last found a row of (see `rowWillChange`).
+    private var lastTable: ResolvedTable?
     /// The `PRAGMA schema_version` the columns were resolved at.
     private var resolvedSchemaVersion: Int64?
 
@@ -195,6 +210,7 @@ final class ChangeCollector {
                     keyColumn: Int32(key), dateColumn: date.map(Int32.init), keyIsPrimaryKey: keyIsPrimaryKey))
         }
         resolvedTables = resolved
+        lastTable = nil
         resolvedSchemaVersion = version
     }
 
@@ -303,11 +319,15 @@ final class ChangeCollector {
             _ db: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>
         ) {
             guard pauseDepth == 0, strcmp(database, "main") == 0 else { return }
-            guard
-                let observed = resolvedTables.first(where: {
-                    $0.cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, table) == 0 }
-                })
-            else { return }
+            // A bulk write changes one table row after row: try the last one first.
+            let observed: ResolvedTable
+            if let last = lastTable, last.isNamed(table) {
+                observed = last
+            } else {
+                guard let found = resolvedTables.first(where: { $0.isNamed(table) }) else { return }
+                observed = found
+                lastTable = found
+            }
             let kind = observed.table.kind
             let holdsRecords = observed.table.holdsRecords
             switch operation {
@@ -368,8 +388,8 @@ final class ChangeCollector {
         _ kind: RecordKind, _ key: String, _ operation: Change.Operation, dates: [CalendarDate], newPrimaryKey: Bool = false
     ) {
         // Consecutive rows of one record (an order's items) merge without a hash lookup.
-        if pending.count > spanStart, let last = pending.last, last.kind == kind, last.key == key {
-            update(at: pending.count - 1, Self.merged(last, operation, dates))
+        if pending.count > spanStart, pending.lastIs(kind, key) {
+            update(at: pending.count - 1, Self.merged(pending[pending.count - 1], operation, dates))
             return
         }
         if newPrimaryKey, deletions.isEmpty {
@@ -464,6 +484,12 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
             dates: entry.hasDates ? dates[position] ?? [] : [])
     }
 
+    /// Whether the last change is of this record (compared in place: no `Change` is made).
+    func lastIs(_ kind: RecordKind, _ key: String) -> Bool {
+        guard let last = entries.last else { return false }
+        return last.key == key && kinds[Int(last.kind)] == kind
+    }
+
     mutating func append(_ change: Change) {
         entries.append(entry(change, at: entries.count))
     }
@@ -484,7 +510,9 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
 
     private mutating func entry(_ change: Change, at position: Int) -> Entry {
         let kind: Int
-        if let index = kinds.firstIndex(of: change.kind) {
+        if let last = entries.last, kinds[Int(last.kind)] == change.kind {
+            kind = Int(last.kind) // a bulk write: the same kind as the last change
+        } else if let index = kinds.firstIndex(of: change.kind) {
             kind = index
         } else {
             kind = kinds.count
