@@ -100,7 +100,7 @@ final class ChangeCollector {
     /// Where the current span of coalescing changes starts in `pending`.
     private var spanStart = 0
     /// Where in `pending` each record changed since `spanStart` is, for the changes in
-    /// `spanStart..<indexedUpTo`: built lazily (`index()`), so a bulk insert hashes no key.
+    /// `spanStart..<indexedUpTo`: built lazily (`position(of:)`), so a bulk insert hashes no key.
     private var positions: [RecordID: Int] = [:]
     /// Where `positions` stops: changes from here on are not in it yet.
     private var indexedUpTo = 0
