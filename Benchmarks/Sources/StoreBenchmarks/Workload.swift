@@ -116,7 +116,7 @@ struct Result {
 /// Every workload's id, in the order the benchmark runs them.
 let workloadIDs = [
     "insert", "fetch", "sync-empty", "sync-half", "sync-orders-events", "concurrent-writes", "concurrent-writes-full", "images",
-    "observation-latency", "sync-memory-1m", "export-memory-1m", "sync-memory-3m",
+    "observation-latency", "sync-memory-1m", "export-memory-1m", "sync-memory-3m", "incremental-sync",
 ]
 
 /// The memory rows: they generate feeds of millions of records, so they run only when asked

@@ -11,7 +11,8 @@ struct ChangeLogTable {
 
     /// Logs one transaction's changes and returns its `tx`.
     @discardableResult
-    func append(_ changes: [Change], committedAt: Date) throws -> Int64 {
+    func append<Changes: RandomAccessCollection<Change>>(_ changes: Changes, committedAt: Date) throws -> Int64
+    where Changes.Index == Int {
         let json = Self.encode(changes)
         let statement = try db.cachedStatement(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)")
         try statement.bind(Timestamp.format(committedAt), at: 1)
@@ -33,7 +34,7 @@ struct ChangeLogTable {
     /// (rows written before grouping hold only the second form; `changes(in:)` reads both).
     /// UTF-8 bytes, written directly: a 100,000-record sync logs 100,000 changes, and the grouped
     /// form is about a third the size of one element per change (less to write, and to commit).
-    static func encode(_ changes: [Change]) -> [UInt8] {
+    static func encode<Changes: RandomAccessCollection<Change>>(_ changes: Changes) -> [UInt8] where Changes.Index == Int {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(changes.count * 24 + 64)
         var index = changes.startIndex

@@ -54,13 +54,31 @@ import Foundation
 /// and raw writes to observed tables are not observed (`isObserving` is false; build against a
 /// SQLite compiled with SQLITE_ENABLE_PREUPDATE_HOOK, such as Homebrew's, to get them).
 final class ChangeCollector {
-    /// An observed table with its columns' indexes in the current schema.
-    struct ResolvedTable {
+    /// An observed table with its columns' indexes in the current schema. A class: the hook
+    /// takes one per row changed, and a reference costs one retain where the struct cost several.
+    final class ResolvedTable {
         let table: ObservedKindTable
         /// The table's name as a NUL-terminated C string, compared with `strcmp` in the hook.
         let cName: [CChar]
         let keyColumn: Int32
         let dateColumn: Int32?
+        /// Whether the key column is the table's whole primary key and the table is its kind's
+        /// only observed one: then a row can be inserted with a key changed earlier in the span
+        /// only if that record was deleted since (see `record`). Not so for orders: with
+        /// `PRAGMA defer_foreign_keys` an item could be written before its order.
+        let keyIsPrimaryKey: Bool
+
+        init(table: ObservedKindTable, cName: [CChar], keyColumn: Int32, dateColumn: Int32?, keyIsPrimaryKey: Bool) {
+            self.table = table
+            self.cName = cName
+            self.keyColumn = keyColumn
+            self.dateColumn = dateColumn
+            self.keyIsPrimaryKey = keyIsPrimaryKey
+        }
+
+        func isNamed(_ name: UnsafePointer<CChar>) -> Bool {
+            cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, name) == 0 }
+        }
     }
 
     private struct RecordID: Hashable {
@@ -70,17 +88,25 @@ final class ChangeCollector {
 
     let observedTables: [ObservedKindTable]
     private(set) var resolvedTables: [ResolvedTable] = []
+    /// The table the hook last found a row of (see `rowWillChange`).
+    private var lastTable: ResolvedTable?
     /// The `PRAGMA schema_version` the columns were resolved at.
     private var resolvedSchemaVersion: Int64?
 
     /// Changes collected in the open transaction, in order.
-    private(set) var pending: [Change] = []
+    private(set) var pending = ChangeList()
     /// Changes of the last transaction committed, until the writer takes them.
-    private var committed: [Change] = []
+    private var committed = ChangeList()
     /// Where the current span of coalescing changes starts in `pending`.
     private var spanStart = 0
-    /// Where in `pending` each record changed since `spanStart` is.
+    /// Where in `pending` each record changed since `spanStart` is, for the changes in
+    /// `spanStart..<indexedUpTo`: built lazily (`position(of:)`), so a bulk insert hashes no key.
     private var positions: [RecordID: Int] = [:]
+    /// Where `positions` stops: changes from here on are not in it yet.
+    private var indexedUpTo = 0
+    /// The records of the span whose change is (so far) a delete, with their position: all an
+    /// insert into a table keyed by its primary key needs to look up (see `record`).
+    private var deletions: [RecordID: Int] = [:]
     /// Open savepoints (innermost last), each with the count of `pending` when it began.
     private var savepoints: [(name: String, mark: Int)] = []
     /// Set by the authorizer while a statement is prepared: the savepoint operation it is.
@@ -169,17 +195,22 @@ final class ChangeCollector {
         if version == resolvedSchemaVersion { return }
         var resolved: [ResolvedTable] = []
         for table in observedTables {
-            let columns = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)])
-            { $0.text(0) }
-            guard let key = columns.firstIndex(of: table.observed.keyColumn) else { continue }
-            let date = table.observed.dateColumn.flatMap { columns.firstIndex(of: $0) }
+            let columns = try database.query(
+                "SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)]
+            ) { (name: $0.text(0), primaryKey: $0.int(1)) }
+            guard let key = columns.firstIndex(where: { $0.name == table.observed.keyColumn }) else { continue }
+            let date = table.observed.dateColumn.flatMap { name in columns.firstIndex { $0.name == name } }
             if table.observed.dateColumn != nil, date == nil { continue }
+            let keyIsPrimaryKey =
+                columns[key].primaryKey == 1 && columns.filter { $0.primaryKey > 0 }.count == 1
+                && observedTables.filter { $0.kind == table.kind }.count == 1
             resolved.append(
                 ResolvedTable(
                     table: table, cName: table.observed.table.utf8CString.map { $0 },
-                    keyColumn: Int32(key), dateColumn: date.map(Int32.init)))
+                    keyColumn: Int32(key), dateColumn: date.map(Int32.init), keyIsPrimaryKey: keyIsPrimaryKey))
         }
         resolvedTables = resolved
+        lastTable = nil
         resolvedSchemaVersion = version
     }
 
@@ -195,9 +226,11 @@ final class ChangeCollector {
     /// savepoint).
     func truncate(to mark: Int) {
         guard mark < pending.count else { return }
-        pending.removeSubrange(mark...)
+        pending.removeLast(from: mark)
         positions = positions.filter { $0.value < mark }
+        deletions = deletions.filter { $0.value < mark }
         spanStart = min(spanStart, mark)
+        indexedUpTo = min(max(indexedUpTo, spanStart), mark)
     }
 
     /// Drops everything collected, committed or not (before a batch; after a failed commit).
@@ -205,13 +238,13 @@ final class ChangeCollector {
         spanStart = 0
         pending.removeAll()
         committed.removeAll()
-        positions.removeAll()
+        clearIndex()
         savepoints.removeAll()
     }
 
     /// The changes of the transaction just committed; empties the buffer.
-    func takeCommitted() -> [Change] {
-        defer { committed = [] }
+    func takeCommitted() -> ChangeList {
+        defer { committed = ChangeList() }
         return committed
     }
 
@@ -244,7 +277,13 @@ final class ChangeCollector {
 
     private func startSpan() {
         spanStart = pending.count
+        clearIndex()
+    }
+
+    private func clearIndex() {
         if !positions.isEmpty { positions.removeAll(keepingCapacity: true) }
+        if !deletions.isEmpty { deletions.removeAll(keepingCapacity: true) }
+        indexedUpTo = spanStart
     }
 
     // MARK: Hooks (no SQL here)
@@ -252,15 +291,15 @@ final class ChangeCollector {
     private func didCommit() {
         spanStart = 0
         committed = pending
-        pending = []
-        positions.removeAll()
+        pending = ChangeList()
+        clearIndex()
         savepoints.removeAll()
     }
 
     private func didRollBack() {
         spanStart = 0
         pending.removeAll()
-        positions.removeAll()
+        clearIndex()
         savepoints.removeAll()
     }
 
@@ -280,17 +319,23 @@ final class ChangeCollector {
             _ db: OpaquePointer, operation: Int32, database: UnsafePointer<CChar>, table: UnsafePointer<CChar>
         ) {
             guard pauseDepth == 0, strcmp(database, "main") == 0 else { return }
-            guard
-                let observed = resolvedTables.first(where: {
-                    $0.cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, table) == 0 }
-                })
-            else { return }
+            // A bulk write changes one table row after row: try the last one first.
+            let observed: ResolvedTable
+            if let last = lastTable, last.isNamed(table) {
+                observed = last
+            } else {
+                guard let found = resolvedTables.first(where: { $0.isNamed(table) }) else { return }
+                observed = found
+                lastTable = found
+            }
             let kind = observed.table.kind
             let holdsRecords = observed.table.holdsRecords
             switch operation {
             case SQLITE_INSERT:
                 guard let key = Self.text(db, observed.keyColumn, old: false) else { return }
-                record(kind, key, holdsRecords ? .insert : .update, dates: date(db, observed, old: false))
+                record(
+                    kind, key, holdsRecords ? .insert : .update, dates: date(db, observed, old: false),
+                    newPrimaryKey: holdsRecords && observed.keyIsPrimaryKey)
             case SQLITE_DELETE:
                 guard let key = Self.text(db, observed.keyColumn, old: true) else { return }
                 record(kind, key, holdsRecords ? .delete : .update, dates: date(db, observed, old: true))
@@ -334,18 +379,57 @@ final class ChangeCollector {
         }
     #endif
 
-    private func record(_ kind: RecordKind, _ key: String, _ operation: Change.Operation, dates: [CalendarDate]) {
+    /// Adds a row's change, merged into the change of its record earlier in the span if there is
+    /// one. `newPrimaryKey`: the row is inserted into a table whose primary key is the record's
+    /// key. Such a row's record, if changed earlier in the span, was deleted since (its key was
+    /// free again), so only `deletions` is looked in: a bulk insert neither hashes its keys nor
+    /// grows `positions`, which is built only once another kind of change needs it.
+    private func record(
+        _ kind: RecordKind, _ key: String, _ operation: Change.Operation, dates: [CalendarDate], newPrimaryKey: Bool = false
+    ) {
         // Consecutive rows of one record (an order's items) merge without a hash lookup.
-        if pending.count > spanStart, let last = pending.last, last.kind == kind, last.key == key {
-            pending[pending.count - 1] = Self.merged(last, operation, dates)
+        if pending.count > spanStart, pending.lastIs(kind, key) {
+            update(at: pending.count - 1, Self.merged(pending[pending.count - 1], operation, dates))
+            return
+        }
+        if newPrimaryKey, deletions.isEmpty {
+            pending.append(Change(kind: kind, key: key, operation: operation, dates: dates))
             return
         }
         let id = RecordID(kind: kind, key: key)
-        if let index = positions[id] {
-            pending[index] = Self.merged(pending[index], operation, dates)
+        let index = newPrimaryKey ? deletions[id] : position(of: id)
+        if let index {
+            update(at: index, Self.merged(pending[index], operation, dates))
         } else {
-            positions[id] = pending.count
+            if indexedUpTo == pending.count {
+                positions[id] = pending.count
+                indexedUpTo += 1
+            }
+            if operation == .delete { deletions[id] = pending.count }
             pending.append(Change(kind: kind, key: key, operation: operation, dates: dates))
+        }
+    }
+
+    /// Where the change of `id` is in the span, indexing the changes not yet in `positions`.
+    private func position(of id: RecordID) -> Int? {
+        while indexedUpTo < pending.count {
+            let change = pending[indexedUpTo]
+            // Each record appears once in a span: the first position is the only one.
+            let other = RecordID(kind: change.kind, key: change.key)
+            if positions[other] == nil { positions[other] = indexedUpTo }
+            indexedUpTo += 1
+        }
+        return positions[id]
+    }
+
+    /// Replaces the change at `index`, keeping `deletions` in step with it.
+    private func update(at index: Int, _ change: Change) {
+        let before = pending[index].operation
+        pending.replace(at: index, with: change)
+        if before != .delete, change.operation == .delete {
+            deletions[RecordID(kind: change.kind, key: change.key)] = index
+        } else if before == .delete, change.operation != .delete {
+            deletions[RecordID(kind: change.kind, key: change.key)] = nil
         }
     }
 
@@ -362,5 +446,83 @@ final class ChangeCollector {
         for date in dates where !allDates.contains(date) { allDates.append(date) }
         if merged == change.operation, allDates.count == change.dates.count { return change }
         return Change(kind: change.kind, key: change.key, operation: merged, dates: allDates)
+    }
+}
+
+/// A transaction's changes, in order, in about half the memory of `[Change]` (24 bytes a change
+/// instead of 48, plus a key's heap text if it has one): a sync of millions of records collects
+/// one per record before its commit. An event's dates are kept aside, by position.
+struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    private struct Entry {
+        let key: String
+        let kind: UInt16
+        let operation: Change.Operation
+        let hasDates: Bool
+    }
+
+    private var entries: [Entry] = []
+    /// Every kind seen, indexed by `Entry.kind` (a handful).
+    private var kinds: [RecordKind] = []
+    /// The dates of the changes that have some, by position.
+    private var dates: [Int: [CalendarDate]] = [:]
+
+    init() {}
+
+    init(arrayLiteral changes: Change...) {
+        for change in changes { append(change) }
+    }
+
+    static func == (lhs: ChangeList, rhs: ChangeList) -> Bool { lhs.elementsEqual(rhs) }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { entries.count }
+
+    subscript(position: Int) -> Change {
+        let entry = entries[position]
+        return Change(
+            kind: kinds[Int(entry.kind)], key: entry.key, operation: entry.operation,
+            dates: entry.hasDates ? dates[position] ?? [] : [])
+    }
+
+    /// Whether the last change is of this record (compared in place: no `Change` is made).
+    func lastIs(_ kind: RecordKind, _ key: String) -> Bool {
+        guard let last = entries.last else { return false }
+        return last.key == key && kinds[Int(last.kind)] == kind
+    }
+
+    mutating func append(_ change: Change) {
+        entries.append(entry(change, at: entries.count))
+    }
+
+    mutating func replace(at position: Int, with change: Change) {
+        entries[position] = entry(change, at: position)
+    }
+
+    /// Drops every change.
+    mutating func removeAll() { self = ChangeList() }
+
+    /// Drops the changes from `position` on.
+    mutating func removeLast(from position: Int) {
+        guard position < entries.count else { return }
+        entries.removeSubrange(position...)
+        if !dates.isEmpty { dates = dates.filter { $0.key < position } }
+    }
+
+    private mutating func entry(_ change: Change, at position: Int) -> Entry {
+        let kind: Int
+        if let last = entries.last, kinds[Int(last.kind)] == change.kind {
+            kind = Int(last.kind) // a bulk write: the same kind as the last change
+        } else if let index = kinds.firstIndex(of: change.kind) {
+            kind = index
+        } else {
+            kind = kinds.count
+            kinds.append(change.kind)
+        }
+        if change.dates.isEmpty {
+            if !dates.isEmpty { dates[position] = nil }
+        } else {
+            dates[position] = change.dates
+        }
+        return Entry(key: change.key, kind: UInt16(kind), operation: change.operation, hasDates: !change.dates.isEmpty)
     }
 }

@@ -4,10 +4,12 @@ import Foundation
 /// databases it cannot trust.
 ///
 /// Guarantees:
-/// - each migration runs in its own `BEGIN IMMEDIATE` transaction together with its record, so a
-///   failing migration leaves the database exactly at the previous version;
-/// - the recorded migrations are read again inside that transaction, so two processes migrating
-///   one file at once cannot both apply a migration: the second finds it recorded;
+/// - every pending migration runs in one `BEGIN IMMEDIATE` transaction, each in its own savepoint
+///   together with its record, so a failing migration leaves the database exactly at the
+///   previous version: the migrations before it are committed, its own changes rolled back. One
+///   commit (one sync of the WAL under `.full`) for a new store's migrations, not one each;
+/// - the recorded migrations are read inside that transaction, so two processes migrating one
+///   file at once cannot both apply a migration: the second finds it recorded;
 /// - before anything is applied, a recorded migration whose checksum differs from this build's
 ///   file, or one this build does not know, stops everything with a `StoreError`.
 struct Migrator: Sendable {
@@ -82,6 +84,8 @@ struct Migrator: Sendable {
                 return []
             }
         }
+        var applied: [Migration] = []
+        var failure: (any Error)?
         try inWriteTransaction(db) {
             try StoreFile.claim(db)
             try db.executeScript(
@@ -106,37 +110,56 @@ struct Migrator: Sendable {
                     )
                     """)
             }
-        }
-        var applied: [Migration] = []
-        for (ledger, known) in ledgers {
-            for migration in known {
-                let didApply = try inWriteTransaction(db) { () throws -> Bool in
-                    try verifyOnly(db)
-                    if try recorded(db, ledger).contains(where: { $0.version == migration.version }) { return false }
+            // Read inside the write transaction: nobody else can record a migration until it ends.
+            try verifyOnly(db)
+            for (ledger, known) in ledgers {
+                let records = try recorded(db, ledger)
+                for migration in known where !records.contains(where: { $0.version == migration.version }) {
                     do {
-                        try db.executeScript(migration.sql)
-                    } catch let error as SQLiteError {
-                        throw StoreError.migrationFailed(migration: ledger.identifier(migration), underlying: error)
+                        try apply(migration, in: ledger, db)
+                    } catch {
+                        // An error that ended the whole transaction (SQLITE_FULL, say) leaves
+                        // nothing to commit; otherwise the migrations before this one stay
+                        // applied (committed below) and this one is rolled back.
+                        if !db.isInTransaction { throw error }
+                        failure = error
+                        return
                     }
-                    let values: [SQLValue] = [
-                        .integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),
-                        .text(Timestamp.format(now())),
-                    ]
-                    switch ledger {
-                    case .library:
-                        try db.execute(
-                            "INSERT INTO \(Self.table) (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)", values)
-                    case .app(let namespace):
-                        try db.execute(
-                            "INSERT INTO \(Self.appTable) (namespace, version, name, checksum, applied_at) VALUES (?, ?, ?, ?, ?)",
-                            [.text(namespace)] + values)
-                    }
-                    return true
+                    applied.append(migration)
                 }
-                if didApply { applied.append(migration) }
             }
         }
+        if let failure { throw failure }
         return applied
+    }
+
+    /// Runs `migration` and records it, in a savepoint of the open transaction: on error, rolled
+    /// back to the savepoint (if SQLite did not end the transaction) and rethrown.
+    private func apply(_ migration: Migration, in ledger: Ledger, _ db: Database) throws {
+        try db.executeScript("SAVEPOINT migration")
+        do {
+            do {
+                try db.executeScript(migration.sql)
+            } catch let error as SQLiteError {
+                throw StoreError.migrationFailed(migration: ledger.identifier(migration), underlying: error)
+            }
+            let values: [SQLValue] = [
+                .integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),
+                .text(Timestamp.format(now())),
+            ]
+            switch ledger {
+            case .library:
+                try db.execute("INSERT INTO \(Self.table) (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)", values)
+            case .app(let namespace):
+                try db.execute(
+                    "INSERT INTO \(Self.appTable) (namespace, version, name, checksum, applied_at) VALUES (?, ?, ?, ?, ?)",
+                    [.text(namespace)] + values)
+            }
+            try db.executeScript("RELEASE SAVEPOINT migration")
+        } catch {
+            if db.isInTransaction { try? db.executeScript("ROLLBACK TO SAVEPOINT migration; RELEASE SAVEPOINT migration") }
+            throw error
+        }
     }
 
     /// Throws if the database holds a modified or unknown migration (of the library, or of this

@@ -40,7 +40,7 @@ actor DatabaseWriter {
     /// Called with a transaction's `change_log` tx just before it is committed.
     private let willCommit: @Sendable (_ transaction: Int64) -> Void
     /// Called after each commit that changed records, with the changes.
-    private let onCommit: @Sendable ([Change]) -> Void
+    private let onCommit: @Sendable (ChangeList) -> Void
     private let now: @Sendable () -> Date
     /// How long BEGIN IMMEDIATE waits for another process's write lock, for the error that says so.
     private let busyTimeout: Duration
@@ -58,7 +58,7 @@ actor DatabaseWriter {
         observedTables: [ObservedKindTable] = ObservedKindTable.builtIn,
         now: @escaping @Sendable () -> Date,
         willCommit: @escaping @Sendable (_ transaction: Int64) -> Void,
-        onCommit: @escaping @Sendable ([Change]) -> Void,
+        onCommit: @escaping @Sendable (ChangeList) -> Void,
         prepare: (Database) throws -> Void
     ) throws {
         let database = try Database(path: path, options: options)
