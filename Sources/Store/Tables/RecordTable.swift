@@ -16,6 +16,13 @@ public struct RecordTable<Record: StoreRecord> {
         try db.query("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)", [], Self.decode)
     }
 
+    /// Every record, ordered by key (byte order), one at a time from a cursor (none is kept).
+    func forEachRecord(_ body: (Record) throws -> Void) throws {
+        try db.forEachRow("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)") {
+            try body(try Self.decode($0))
+        }
+    }
+
     /// The record with this key, or nil.
     public func find(_ key: String) throws -> Record? {
         let statement = try db.cachedStatement("SELECT \(Self.columnList) FROM \(Record.table) WHERE \(Self.keyColumn) = ?")
