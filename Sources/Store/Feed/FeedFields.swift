@@ -10,9 +10,11 @@ import Foundation
 public struct FeedFields {
     /// The object's members, in document order (duplicates are reported before the kind reads them).
     private(set) var members: [JSONMember] = []
-    /// The array holding the object (`reminders`, or `orders[2].items`) and its index in it.
+    /// The array holding the object (`reminders`) and its index in it; for a nested object
+    /// (an order's item), the array member of the parent object (`items`) and the parent's place.
     private var base: String
     private var index: Int
+    private var parent: (base: String, index: Int)?
     /// Where the next lookup starts: fields are usually read in the order the feed writes them.
     private var hint = 0
     /// Problems found so far: JSON path and message.
@@ -29,14 +31,16 @@ public struct FeedFields {
         self.index = index
         self.pageURL = pageURL
         self.localFolder = localFolder
-        members.reserveCapacity(16)
     }
 
     /// The object's members, as one JSON object.
     public var value: JSONValue { .object(members) }
 
     /// The object's JSON path: `reminders[3]`.
-    public var path: String { base.isEmpty ? "" : "\(base)[\(index)]" }
+    public var path: String {
+        if let parent { return "\(parent.base)[\(parent.index)].\(base)[\(index)]" }
+        return base.isEmpty ? "" : "\(base)[\(index)]"
+    }
 
     /// Whether the object has a member `name` (null included).
     public func has(_ name: String) -> Bool { position(of: name) != nil }
@@ -160,9 +164,11 @@ public struct FeedFields {
         key = ""
     }
 
-    /// A nested object (an order's item): the same page, its own members and problems.
-    func nested(_ members: [JSONMember], base: String, index: Int) -> FeedFields {
-        var fields = FeedFields(base: base, index: index, pageURL: pageURL, localFolder: localFolder)
+    /// An object nested in this one's array member `name` at `index` (an order's item): the
+    /// same page, its own members and problems.
+    func nested(_ members: [JSONMember], in name: String, at index: Int) -> FeedFields {
+        var fields = FeedFields(base: name, index: index, pageURL: pageURL, localFolder: localFolder)
+        fields.parent = (base, self.index)
         fields.members = members
         fields.hasDuplicates = true
         fields.reportDuplicates()
@@ -211,7 +217,15 @@ public struct FeedFields {
 
     /// Byte equality, the length first (O(1) for native strings).
     static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
+        let count = lhs.utf8.count
+        guard count == rhs.utf8.count else { return false }
+        // Native strings are contiguous: one memcmp, not a walk of two views.
+        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                count == 0 || memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+            }
+        }
+        return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     /// A value as a problem names it: `the number 3`, `the string 'x'`, `an array`.

@@ -4,8 +4,9 @@ import Foundation
 /// them: sync's `Reconciler` applies each inside the write transaction; `FeedCollector` keeps
 /// them in a `Feed`. A sink that throws stops the read, and its error is rethrown as is.
 protocol FeedSink {
-    /// A valid record, with the handler of its kind (which applies it, for sync).
-    mutating func receive<Handler: RecordKindHandler>(_ record: Handler.Record, of handler: Handler) throws
+    /// A record object read into `fields` (its key checked), to be decoded by its kind's
+    /// `handler` and taken if valid; its problems are left in `fields`.
+    mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws
     /// A key of the feed's `deleted` member (a url for images, resolved against its page).
     mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws
 }
@@ -14,8 +15,8 @@ protocol FeedSink {
 struct FeedCollector: FeedSink {
     var feed = Feed()
 
-    mutating func receive<Handler: RecordKindHandler>(_ record: Handler.Record, of handler: Handler) {
-        feed.append(record, kind: handler.kind, feedValue: handler.feedValue(of: record))
+    mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) {
+        handler.collect(&fields, into: &feed)
     }
 
     mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) {

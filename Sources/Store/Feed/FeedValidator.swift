@@ -180,7 +180,7 @@ struct FeedValidator {
             _ = noteKey(key, slot: slot, at: "\(arrayName)[\(index)].\(handler.kind.keyField)", location: location)
         }
         takeProblems()
-        try handler.read(&fields, deliver: problemCount == 0, into: &sink)
+        if problemCount == 0 { try sink.receive(&fields, of: handler) } else { handler.check(&fields) }
         takeProblems()
     }
 

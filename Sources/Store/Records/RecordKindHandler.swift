@@ -5,8 +5,8 @@ import Foundation
 /// folders under `Records/`), and every registered `StoreRecord` kind gets an `AppKindHandler`.
 ///
 /// The layers hold a list of these (`RecordKinds.handlers(registering:)`) and never name a
-/// kind. A record travels from `read` to the sink and back into `reconcile` with its type known,
-/// so each kind's own decoding and table statements run with no cast and no box per record.
+/// kind. A record is decoded and applied inside its kind's own `apply`, with its type known, so
+/// each kind's decoding and table statements run with no cast and no box per record.
 protocol RecordKindHandler: Sendable {
     /// The record type.
     associatedtype Record: Sendable
@@ -24,9 +24,14 @@ protocol RecordKindHandler: Sendable {
     /// Reads the record from its feed object, its key already read (`fields.key`); nil after
     /// reporting what was wrong.
     func decode(_ fields: inout FeedFields) -> Record?
-    /// Decodes the record and, when `deliver` is true and it is valid, hands it to `sink`.
-    /// Implemented once below; a requirement so that each kind's own copy is used.
-    func read<Sink: FeedSink>(_ fields: inout FeedFields, deliver: Bool, into sink: inout Sink) throws
+    /// Decodes the record and, when it is valid, applies it inside sync's transaction.
+    /// Implemented once below, for every kind: a requirement without generic parameters, so
+    /// that each kind's copy is specialized (its decoding and table calls direct).
+    func apply(_ fields: inout FeedFields, to reconciler: inout Reconciler) throws
+    /// Decodes the record only, for its problems (once the feed has one, nothing is applied).
+    func check(_ fields: inout FeedFields)
+    /// Decodes the record and, when it is valid, appends it to `feed`.
+    func collect(_ fields: inout FeedFields, into feed: inout Feed)
 
     /// Applies a feed record inside sync's transaction, by the reconciler's rules.
     func reconcile(_ record: Record, with reconciler: inout Reconciler) throws
@@ -61,9 +66,16 @@ extension RecordKindHandler {
         return text
     }
 
-    func read<Sink: FeedSink>(_ fields: inout FeedFields, deliver: Bool, into sink: inout Sink) throws {
-        guard let record = decode(&fields), deliver, fields.problems.isEmpty else { return }
-        try sink.receive(record, of: self)
+    func apply(_ fields: inout FeedFields, to reconciler: inout Reconciler) throws {
+        guard let record = decode(&fields), fields.problems.isEmpty else { return }
+        try reconcile(record, with: &reconciler)
+    }
+
+    func check(_ fields: inout FeedFields) { _ = decode(&fields) }
+
+    func collect(_ fields: inout FeedFields, into feed: inout Feed) {
+        guard let record = decode(&fields), fields.problems.isEmpty else { return }
+        feed.append(record, kind: kind, feedValue: feedValue(of: record))
     }
 
     func count(_ db: Database) throws -> Int {

@@ -59,10 +59,10 @@ struct Reconciler: FeedSink {
     }
 
     // Each record first checks whether the sync was cancelled: if it was, the transaction stops
-    // here and is rolled back. Its kind then applies it (`reconcile(_:in:)` for a table's kinds).
-    mutating func receive<Handler: RecordKindHandler>(_ record: Handler.Record, of handler: Handler) throws {
+    // here and is rolled back. Its kind then decodes and applies it (`reconcile(_:in:)` for a table's kinds).
+    mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws {
         try db.checkCancellation()
-        try handler.reconcile(record, with: &self)
+        try handler.apply(&fields, to: &self)
     }
 
     mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {

@@ -46,14 +46,13 @@ extension Order {
             var parsed: [OrderItem] = []
             parsed.reserveCapacity(elements.count)
             var valid = true
-            let base = fields.path + ".items"
             for (index, element) in elements.enumerated() {
                 guard case .object(let members) = element else {
                     fields.problem("items[\(index)]", "expected an object, found \(element.typeDescription)")
                     valid = false
                     continue
                 }
-                var itemFields = fields.nested(members, base: base, index: index)
+                var itemFields = fields.nested(members, in: "items", at: index)
                 if let item = OrderItem.decode(&itemFields), itemFields.problems.isEmpty {
                     parsed.append(item)
                 } else {
