@@ -152,6 +152,8 @@ extension Store {
 
 /// One page of an exported feed: its file name and its text.
 public struct FeedPageFile: Sendable, Equatable {
+    /// The page's file name: `feed.json`, `feed-2.json`.
     public let name: String
+    /// The page's JSON text.
     public let text: String
 }

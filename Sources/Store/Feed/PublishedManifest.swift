@@ -231,9 +231,11 @@ struct PublishedManifest: Sendable, Equatable {
 
 /// A manifest, or a file it names, that cannot be used: the sync fails and the store is unchanged.
 public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The manifest's or the file's location: a path or a URL.
     public let source: String
     /// The JSON path in the manifest, or the file's name.
     public let path: String
+    /// What is wrong, in words.
     public let message: String
 
     public var description: String { path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)" }

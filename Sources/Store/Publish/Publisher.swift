@@ -304,7 +304,9 @@ struct Publisher {
 
 /// A publish that could not be done; the folder still serves its previous state.
 public struct PublishError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The folder or file the publish failed on.
     public let path: String
+    /// Why, in words.
     public let reason: String
 
     public var description: String { "\(path): \(reason)" }

@@ -30,10 +30,12 @@ public struct EventTable {
         try db.forEachRow("SELECT \(Self.columns) FROM events ORDER BY id") { try body(try Self.decode($0)) }
     }
 
+    /// The event with this id, or nil.
     public func find(_ id: String) throws -> Event? {
         try db.query("SELECT \(Self.columns) FROM events WHERE id = ?", [.text(id)], Self.decode).first
     }
 
+    /// The number of events.
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM events") { $0.int(0) }[0]
     }
@@ -106,9 +108,12 @@ public struct EventTable {
 
 /// A day and how many events it has.
 public struct DateCount: Sendable, Hashable, Codable {
+    /// The day.
     public let date: CalendarDate
+    /// How many events it has.
     public let count: Int
 
+    /// A day and its number of events.
     public init(date: CalendarDate, count: Int) {
         self.date = date
         self.count = count

@@ -39,6 +39,7 @@ public struct OrderTable {
         }
     }
 
+    /// The order with this id and its items, or nil.
     public func find(_ id: String) throws -> Order? {
         guard let placedAt = try db.query("SELECT placed_at FROM orders WHERE id = ?", [.text(id)], { $0.int64(0) }).first
         else { return nil }
@@ -53,6 +54,7 @@ public struct OrderTable {
         return try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: items))
     }
 
+    /// The number of orders.
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM orders") { $0.int(0) }[0]
     }
