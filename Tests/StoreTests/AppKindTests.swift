@@ -157,6 +157,47 @@ struct AppKindTests {
         }
     }
 
+    /// Publishing goes through the same kinds as sync: an app's records are in the snapshot and
+    /// in the change segments, and a store syncing the published folder receives them, deletes
+    /// included.
+    @Test func publishesAppRecordsInSnapshotsAndSegments() async throws {
+        try await withTemporaryStore(configuration: Note.configuration) { source, directory in
+            _ = try await sync(source, Self.feed(notes: [Self.note("b"), Self.note("a", "Call", pinned: true)]), in: directory)
+            let folder = directory.url.appendingPathComponent("published", isDirectory: true)
+            let first = try await source.publish(to: folder)
+            #expect(first.outcome == .snapshot)
+            let replica = try await Store.open(at: directory.file("replica.sqlite"), configuration: Note.configuration)
+            let manifest = try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path)
+            var options = SyncOptions()
+            options.policy = .preferRemote
+            var report = try await replica.sync(from: manifest, options: options)
+            #expect(report.appKinds[Note.kind]?.inserted == 2)
+            #expect(report.frameworks.inserted == 1)
+            #expect(
+                try await replica.read { try $0.records(Note.self).fetchAll() }
+                    == source.read { try $0.records(Note.self).fetchAll() })
+
+            try await source.write { db in
+                try db.records(Note.self).update(
+                    Note(id: "a", text: "Call back", pinned: false, due: CalendarDate("2026-12-01")!))
+                _ = try db.records(Note.self).delete("b")
+            }
+            let second = try await source.publish(to: folder)
+            // A store this small also gets a new snapshot; the change is in a segment all the same.
+            #expect(second.filesWritten.contains { $0.hasPrefix("segment-") })
+            #expect(second.changes == 2)
+            report = try await replica.sync(from: manifest, options: options)
+            #expect(report.published?.fullSyncReason == nil)
+            #expect(report.appKinds[Note.kind]?.updated == 1)
+            #expect(report.appKinds[Note.kind]?.deleted == 1)
+            #expect(
+                try await replica.read { try $0.records(Note.self).fetchAll() } == [
+                    Note(id: "a", text: "Call back", pinned: false, due: CalendarDate("2026-12-01")!)
+                ])
+            await replica.close()
+        }
+    }
+
     @Test func observersSeeAppRecordChanges() async throws {
         try await withTemporaryStore(configuration: Note.configuration) { store, _ in
             let changes = StreamProbe(store.changes(of: [Note.kind]))

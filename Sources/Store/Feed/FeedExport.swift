@@ -111,56 +111,38 @@ extension Store {
         }
     }
 
-    /// Reads every record in order (frameworks, orders, events, images, each by key) and
+    /// Reads every record in order (each kind in turn, the built-in ones first, each by key) and
     /// writes them as pages: `startPage` gives each page's sink (by name), `endPage` is called
     /// once the page is complete.
     private static func writeFeed(
         _ db: Database, recordTypes: [any StoreRecord.Type], pageSize: Int?, includingImageData: Bool, firstPageName: String,
         startPage: (String) throws -> ByteSink, endPage: (String) throws -> Void
     ) throws {
-        var total = try db.query(
-            "SELECT (SELECT count(*) FROM frameworks) + (SELECT count(*) FROM orders) + (SELECT count(*) FROM events) + (SELECT count(*) FROM images)"
-        ) { $0.int(0) }[0]
-        for type in recordTypes { total += try db.query("SELECT count(*) FROM \(type.table)") { $0.int(0) }[0] }
-        let kinds = RecordKind.allCases + recordTypes.map { $0.kind }
+        let handlers = RecordKinds.handlers(registering: recordTypes)
+        let total = try handlers.reduce(0) { $0 + (try $1.count(db)) }
+        let kinds = handlers.map(\.kind)
         let size = pageSize ?? max(total, 1)
         let pageCount = max(1, (total + size - 1) / size)
         var number = 1
         var name = pageName(1, first: firstPageName)
         var page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
-        func append(_ record: JSONValue, _ kind: RecordKind) throws {
-            if page.recordCount == size {
-                number += 1
-                let next = pageName(number, first: firstPageName)
-                try page.finish(next: next)
-                try endPage(name)
-                name = next
-                page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
+        for handler in handlers {
+            try handler.forEachFeedValue(db, includingData: includingImageData) { record in
+                if page.recordCount == size {
+                    number += 1
+                    let next = pageName(number, first: firstPageName)
+                    try page.finish(next: next)
+                    try endPage(name)
+                    name = next
+                    page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
+                }
+                try page.append(record, kind: handler.kind)
+                try db.checkCancellation()
             }
-            try page.append(record, kind: kind)
-            try db.checkCancellation()
-        }
-        try db.frameworks.forEachRecord { try append($0.jsonValue, .framework) }
-        try db.orders.forEachRecord { try append($0.jsonValue(), .order) }
-        try db.events.forEachByID { try append($0.jsonValue, .event) }
-        try db.images(budget: 0, now: Date()).forEachRecord {
-            try append($0.jsonValue(includingData: includingImageData), .image)
-        }
-        // Each app kind by its own encoder, in the order registered (read whole: app tables are
-        // not streamed yet).
-        for type in recordTypes {
-            for (kind, value) in try exportedRecords(of: type, from: db) { try append(value, kind) }
         }
         precondition(number == pageCount, "the snapshot's count and its records agree")
         try page.finish(next: nil)
         try endPage(name)
-    }
-
-    /// A kind's records in the feed's shape, ordered by key.
-    private static func exportedRecords<Record: StoreRecord>(of type: Record.Type, from db: Database) throws -> [(
-        RecordKind, JSONValue
-    )] {
-        try db.records(type).fetchAll().map { (Record.kind, $0.feedValue) }
     }
 
     static func pageName(_ number: Int, first: String) -> String {
@@ -170,6 +152,8 @@ extension Store {
 
 /// One page of an exported feed: its file name and its text.
 public struct FeedPageFile: Sendable, Equatable {
+    /// The page's file name: `feed.json`, `feed-2.json`.
     public let name: String
+    /// The page's JSON text.
     public let text: String
 }

@@ -100,9 +100,7 @@ struct ExactKey: Hashable {
     let text: String
     init(_ text: String) { self.text = text }
 
-    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool {
-        lhs.text.utf8.count == rhs.text.utf8.count && lhs.text.utf8.elementsEqual(rhs.text.utf8)
-    }
+    static func == (lhs: ExactKey, rhs: ExactKey) -> Bool { FeedFields.sameBytes(lhs.text, rhs.text) }
 
     func hash(into hasher: inout Hasher) {
         var text = text

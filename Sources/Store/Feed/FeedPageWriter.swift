@@ -26,7 +26,7 @@ struct FeedPageWriter {
         try sink.write("{\n  \"version\": 1")
     }
 
-    /// Appends one record (its feed shape: `Framework.jsonValue`, ...) to the array of `kind`.
+    /// Appends one record (its feed shape, as its kind writes it) to the array of `kind`.
     mutating func append(_ record: JSONValue, kind: RecordKind) throws {
         let index = kinds.firstIndex(of: kind)!
         precondition(index >= current, "records must come grouped by kind, in RecordKind order")

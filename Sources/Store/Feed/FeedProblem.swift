@@ -4,8 +4,10 @@ public struct FeedProblem: Sendable, Equatable, CustomStringConvertible {
     public let source: String
     /// The JSON path: `events[41].date`, or empty for the document itself.
     public let path: String
+    /// What is wrong, in words.
     public let message: String
 
+    /// A problem at `path` of `source`.
     public init(source: String, path: String, message: String) {
         self.source = source
         self.path = path

@@ -6,8 +6,8 @@ import Foundation
 ///
 /// `parse(_:source:maximumFileBytes:)` is strict: a manifest is read from any server, so every
 /// file name must be a plain name inside the manifest's own folder (no `/`, no `..`, no URL),
-/// sizes are bounded, digests are 64 lowercase hex digits, and the segments must follow the
-/// snapshot and each other without gap or overlap. Each problem names the file and the field.
+/// sizes are bounded, digests are 64 lowercase hex digits, and the segments must reach back to
+/// the snapshot and follow each other without gap or overlap. Each problem names the file and the field.
 struct PublishedManifest: Sendable, Equatable {
     /// One immutable file the manifest names.
     struct File: Sendable, Equatable {
@@ -172,10 +172,14 @@ struct PublishedManifest: Sendable, Equatable {
             let entry = try file(value, path)
             let from = try integer(value["from"], path + ".from", minimum: 1)
             let to = try integer(value["to"], path + ".to", minimum: from)
-            guard from == expected else {
+            // The first may start before the snapshot (kept for clients whose cursor is older);
+            // every later one continues the one before.
+            guard index == 0 ? from <= expected : from == expected else {
                 throw fail(
                     path + ".from",
-                    "is \(from) but \(expected) was expected: segments must follow the snapshot and each other without gap or overlap"
+                    index == 0
+                        ? "is \(from) but at most \(expected) was expected: the segments must reach back to the snapshot"
+                        : "is \(from) but \(expected) was expected: segments must follow each other without gap or overlap"
                 )
             }
             segments.append(Segment(from: from, to: to, file: entry))
@@ -227,9 +231,11 @@ struct PublishedManifest: Sendable, Equatable {
 
 /// A manifest, or a file it names, that cannot be used: the sync fails and the store is unchanged.
 public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The manifest's or the file's location: a path or a URL.
     public let source: String
     /// The JSON path in the manifest, or the file's name.
     public let path: String
+    /// What is wrong, in words.
     public let message: String
 
     public var description: String { path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)" }

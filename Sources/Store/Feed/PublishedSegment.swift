@@ -33,27 +33,29 @@ struct PublishedSegment: Sendable, Equatable {
 
     /// The segment document: `version` 2, `generation`, `from`, `to`, then version-1 members, each
     /// kind's records and tombstones ordered by key, so the same changes give the same bytes.
-    func encoded(generation: String, from: Int, to: Int) -> Data {
+    func encoded(generation: String, from: Int, to: Int, kinds: [RecordKind]) -> Data {
         var members = [
             JSONMember("version", .integer(2)), JSONMember("generation", .string(generation)),
             JSONMember("from", .integer(from)), JSONMember("to", .integer(to)),
         ]
-        members += Self.recordMembers(records)
-        members.append(JSONMember("deleted", Self.tombstones(deleted)))
+        members += Self.recordMembers(records, kinds: kinds)
+        members.append(JSONMember("deleted", Self.tombstones(deleted, kinds: kinds)))
         return Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8)
     }
 
-    static func recordMembers(_ records: [RecordKind: [String: JSONValue]]) -> [JSONMember] {
-        RecordKind.allCases.map { kind in
+    /// One array per kind, in `kinds` order, each ordered by key.
+    static func recordMembers(_ records: [RecordKind: [String: JSONValue]], kinds: [RecordKind]) -> [JSONMember] {
+        kinds.map { kind in
             let values = records[kind] ?? [:]
             let ordered = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { values[$0]! }
             return JSONMember(kind.plural, .array(ordered))
         }
     }
 
-    static func tombstones(_ deleted: [RecordKind: Set<String>]) -> JSONValue {
+    /// The `deleted` member: one array per kind, in `kinds` order, each ordered.
+    static func tombstones(_ deleted: [RecordKind: Set<String>], kinds: [RecordKind]) -> JSONValue {
         .object(
-            RecordKind.allCases.map { kind in
+            kinds.map { kind in
                 JSONMember(
                     kind.plural,
                     .array((deleted[kind] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(JSONValue.string)))
@@ -62,16 +64,16 @@ struct PublishedSegment: Sendable, Equatable {
 
     /// The key a record value is filed under: `url` for images, `id` for the others.
     static func key(of value: JSONValue, kind: RecordKind) -> String? {
-        guard case .string(let key)? = value[kind == .image ? "url" : "id"] else { return nil }
+        guard case .string(let key)? = value[kind.keyField] else { return nil }
         return key
     }
 
     /// Reads a segment (or a snapshot page's records and `deleted`) written by `encoded`. Used
     /// by the publisher on its own files, to merge them.
-    static func parse(_ data: Data, source: String) throws -> PublishedSegment {
+    static func parse(_ data: Data, source: String, kinds: [RecordKind]) throws -> PublishedSegment {
         let root = try JSONParser.parse(data)
         var segment = PublishedSegment()
-        for kind in RecordKind.allCases {
+        for kind in kinds {
             if case .array(let values)? = root[kind.plural] {
                 for value in values {
                     guard let key = key(of: value, kind: kind) else {

@@ -18,20 +18,11 @@ struct ObservedKindTable: Sendable, Hashable {
     }
 
     /// The built-in kinds' tables.
-    static let builtIn: [ObservedKindTable] = [
-        ObservedKindTable(.framework, ObservedTable(table: "frameworks", keyColumn: "id")),
-        ObservedKindTable(.order, ObservedTable(table: "orders", keyColumn: "id")),
-        ObservedKindTable(.order, ObservedTable(table: "order_items", keyColumn: "order_id"), holdsRecords: false),
-        ObservedKindTable(.event, ObservedTable(table: "events", keyColumn: "id", dateColumn: "date")),
-        ObservedKindTable(.image, ObservedTable(table: "images", keyColumn: "url")),
-    ]
+    static var builtIn: [ObservedKindTable] { RecordKinds.builtIn.flatMap(\.observedTables) }
 
     /// The built-in tables and those of the registered kinds (`StoreRecord.observedTables`; the
     /// kind's own `table` holds its records, any other is of its parts).
     static func all(registering recordTypes: [any StoreRecord.Type]) -> [ObservedKindTable] {
-        builtIn
-            + recordTypes.flatMap { type in
-                type.observedTables.map { ObservedKindTable(type.kind, $0, holdsRecords: $0.table == type.table) }
-            }
+        RecordKinds.handlers(registering: recordTypes).flatMap(\.observedTables)
     }
 }

@@ -77,7 +77,7 @@ extension Store {
     }
 
     /// The built-in kinds and the registered ones.
-    private var allKinds: Set<RecordKind> { Set(RecordKind.allCases + configuration.recordTypes.map { $0.kind }) }
+    private var allKinds: Set<RecordKind> { Set(RecordKinds.handlers(registering: configuration.recordTypes).map(\.kind)) }
 
     private func changeStream(of kinds: Set<RecordKind>, readsStart: Bool) -> (stream: AsyncStream<ChangeBatch>, id: Int?) {
         let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
@@ -106,34 +106,4 @@ extension Store {
 
     /// Live subscriptions to this store's changes (for tests that check nothing leaks).
     var observerCount: Int { changeMonitor.subscriberCount }
-}
-
-extension EventStore {
-    /// The set of dates whose events changed, once per committed transaction that changed
-    /// events: the old and the new date of a moved event, the date of a deleted one. A sync that
-    /// touches many dates emits them all at once. Same protocol as `Store.changes(of:)`.
-    public func changedDates() -> AsyncStream<Set<CalendarDate>> {
-        let changes = store.changes(of: [.event])
-        return AsyncStream { continuation in
-            let task = Task {
-                for await batch in changes {
-                    let dates = batch.eventDates
-                    if !dates.isEmpty { continuation.yield(dates) }
-                }
-                continuation.finish()
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
-
-    /// Observes the events of one month (see `Store.observe(_:)` for the protocol).
-    public func observe(month: YearMonth) -> AsyncThrowingStream<[Event], any Error> { store.observe(.events(in: month)) }
-}
-
-extension FrameworkStore {
-    /// Observes every framework (see `Store.observe(_:)` for the protocol).
-    public func observeAll() -> AsyncThrowingStream<[Framework], any Error> { store.observe(.allFrameworks) }
-
-    /// Observes one framework by id; nil while there is none.
-    public func observe(id: String) -> AsyncThrowingStream<Framework?, any Error> { store.observe(.framework(id: id)) }
 }

@@ -1,7 +1,7 @@
 /// A query to observe: what it fetches and which changes may alter its result.
 ///
 /// ```swift
-/// for try await frameworks in store.observe(.allFrameworks) { reload(frameworks) }
+/// for try await reminders in store.observe(.all(Reminder.self)) { reload(reminders) }
 /// ```
 public struct ValueObservation<Value: Sendable & Equatable>: Sendable {
     /// Whether a change may alter the value; changes it rejects cause no fetch.
@@ -20,56 +20,16 @@ public struct ValueObservation<Value: Sendable & Equatable>: Sendable {
     }
 }
 
-extension ValueObservation where Value == [Framework] {
-    /// Every framework, by id.
-    public static var allFrameworks: Self { Self(kinds: [.framework]) { try $0.frameworks.fetchAll() } }
-}
-
-extension ValueObservation where Value == Framework? {
-    /// One framework; nil while there is none with that id.
-    public static func framework(id: String) -> Self {
-        Self(isAffected: { $0.kind == .framework && $0.key == id }) { try $0.frameworks.find(id) }
+extension ValueObservation {
+    /// Every record of a registered kind, by key; refetched after each transaction that
+    /// changes one. (Each built-in kind has its own: `.allFrameworks`, `.allEvents`, ...)
+    public static func all<Record: StoreRecord & Equatable>(_ type: Record.Type) -> Self where Value == [Record] {
+        Self(kinds: [Record.kind]) { try $0.records(Record.self).fetchAll() }
     }
-}
 
-extension ValueObservation where Value == [Order] {
-    public static var allOrders: Self { Self(kinds: [.order]) { try $0.orders.fetchAll() } }
-}
-
-extension ValueObservation where Value == Order? {
-    public static func order(id: String) -> Self {
-        Self(isAffected: { $0.kind == .order && $0.key == id }) { try $0.orders.find(id) }
-    }
-}
-
-extension ValueObservation where Value == [Event] {
-    public static var allEvents: Self { Self(kinds: [.event]) { try $0.events.fetchAll() } }
-
-    /// The events of one month; refetched only when a change touches a date of that month.
-    public static func events(in month: YearMonth) -> Self {
-        Self(isAffected: { change in change.kind == .event && change.dates.contains { $0.yearMonth == month } }) {
-            try $0.events.inMonth(month)
-        }
-    }
-}
-
-extension ValueObservation where Value == Event? {
-    public static func event(id: String) -> Self {
-        Self(isAffected: { $0.kind == .event && $0.key == id }) { try $0.events.find(id) }
-    }
-}
-
-extension ValueObservation where Value == [DateCount] {
-    /// The days of a month that have events, with counts: a calendar's decorations.
-    public static func eventDates(in month: YearMonth) -> Self {
-        Self(isAffected: { change in change.kind == .event && change.dates.contains { $0.yearMonth == month } }) {
-            try $0.events.dates(in: month)
-        }
-    }
-}
-
-extension ValueObservation where Value == [CachedImageInfo] {
-    public static var allImages: Self {
-        Self(kinds: [.image]) { try $0.images(budget: .max, now: .distantPast).fetchAllInfo() }
+    /// One record of a registered kind by key; nil while there is none.
+    public static func record<Record: StoreRecord & Equatable>(_ type: Record.Type, key: String) -> Self
+    where Value == Record? {
+        Self(isAffected: { $0.kind == Record.kind && $0.key == key }) { try $0.records(Record.self).find(key) }
     }
 }

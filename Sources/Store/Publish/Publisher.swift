@@ -20,6 +20,10 @@ struct Publisher {
     let options: PublishOptions
     let imageBudget: Int
     let now: Date
+    /// The store's kinds (built-in and registered), each published in its own arrays, in order.
+    var handlers: [any RecordKindHandler] = RecordKinds.builtIn
+
+    private var kinds: [RecordKind] { handlers.map(\.kind) }
 
     private var manifestPath: String { folder.appendingPathComponent(PublishedManifest.fileName).path }
 
@@ -101,7 +105,7 @@ struct Publisher {
             // Tombstones since the generation began stay in the snapshot: a client that falls
             // back to it still deletes what was deleted while it was away.
             var tombstones = try PublishedSegment.parse(
-                try readFile(previous.snapshotFiles[previous.snapshotFiles.count - 1].name), source: "snapshot"
+                try readFile(previous.snapshotFiles[previous.snapshotFiles.count - 1].name), source: "snapshot", kinds: kinds
             ).deleted
             for old in previous.segments where old.to > previous.snapshotSequence {
                 for (kind, deleted) in try content(of: old, written: written).deleted {
@@ -189,7 +193,7 @@ struct Publisher {
         _ segment: PublishedSegment, generation: String, from: Int, to: Int,
         into written: inout [String: Data]
     ) -> PublishedManifest.Segment {
-        let data = segment.encoded(generation: generation, from: from, to: to)
+        let data = segment.encoded(generation: generation, from: from, to: to, kinds: kinds)
         let digest = SHA256.hexDigest(of: data)
         let name = "segment-\(from)-\(to)-\(digest.prefix(16)).json"
         written[name] = data
@@ -198,7 +202,7 @@ struct Publisher {
 
     private func content(of segment: PublishedManifest.Segment, written: [String: Data]) throws -> PublishedSegment {
         let data = try written[segment.file.name] ?? readFile(segment.file.name)
-        return try PublishedSegment.parse(data, source: segment.file.name)
+        return try PublishedSegment.parse(data, source: segment.file.name, kinds: kinds)
     }
 
     /// Version-1 pages of the whole store, records ordered by kind then key, then one page of
@@ -224,7 +228,7 @@ struct Publisher {
         page.reserveCapacity(min(size, 1 << 16))
         func flush() throws {
             var members = [JSONMember("version", .integer(1))]
-            for kind in RecordKind.allCases {
+            for kind in kinds {
                 members.append(JSONMember(kind.plural, .array(page.filter { $0.0 == kind }.map(\.1))))
             }
             try add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), String(files.count + 1))
@@ -235,33 +239,29 @@ struct Publisher {
             page.append((kind, value))
             if page.count == size { try flush() }
         }
-        try db.frameworks.forEachRecord { try take(.framework, $0.jsonValue) }
-        try db.orders.forEachRecord { try take(.order, $0.jsonValue()) }
-        try db.events.forEachByID { try take(.event, $0.jsonValue) }
-        try db.images(budget: imageBudget, now: now).forEachRecord { try take(.image, $0.jsonValue(includingData: true)) }
+        for handler in handlers {
+            try handler.forEachFeedValue(db, includingData: true) { try take(handler.kind, $0) }
+        }
         if !page.isEmpty { try flush() }
         var remaining: [RecordKind: Set<String>] = [:]
         for (kind, keys) in tombstones { remaining[kind] = keys.subtracting(present[kind] ?? []) }
         var members = [JSONMember("version", .integer(1))]
-        members += PublishedSegment.recordMembers([:])
-        members.append(JSONMember("deleted", PublishedSegment.tombstones(remaining)))
+        members += PublishedSegment.recordMembers([:], kinds: kinds)
+        members.append(JSONMember("deleted", PublishedSegment.tombstones(remaining, kinds: kinds)))
         try add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), "deleted")
         _ = generation
         return files
     }
 
+    /// The record's value now, in the feed's shape; nil when it is gone (a tombstone).
     private func currentValue(_ db: Database, kind: RecordKind, key: String) throws -> JSONValue? {
-        switch kind {
-        case .framework: try db.frameworks.find(key)?.jsonValue
-        case .order: try db.orders.find(key)?.jsonValue()
-        case .event: try db.events.find(key)?.jsonValue
-        case .image: try db.images(budget: imageBudget, now: now).peek(key)?.jsonValue(includingData: true)
-        default:
-            // An app's own kind (StoreRecord) changed: publishing them is not built yet, and
-            // leaving them out would let clients drift from the source without a word.
+        guard let handler = handlers.first(where: { $0.kind == kind }) else {
+            // A kind the log names that this store no longer registers: leaving it out would let
+            // clients drift from the source without a word.
             throw PublishError(
-                path: manifestPath, reason: "records of the app kind '\(kind)' changed; publish handles the built-in kinds only")
+                path: manifestPath, reason: "records of the kind '\(kind)' changed, and the store does not register it")
         }
+        return try handler.feedValue(of: key, in: db)
     }
 
     // MARK: Folder
@@ -304,7 +304,9 @@ struct Publisher {
 
 /// A publish that could not be done; the folder still serves its previous state.
 public struct PublishError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The folder or file the publish failed on.
     public let path: String
+    /// Why, in words.
     public let reason: String
 
     public var description: String { "\(path): \(reason)" }

@@ -23,7 +23,7 @@ extension Store {
         }
         let publisher = Publisher(
             folder: folder, options: options, imageBudget: configuration.imageCacheBudget,
-            now: configuration.clock.now())
+            now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes))
         return try await read { db in try publisher.publish(db: db) }
     }
 }

@@ -15,15 +15,21 @@ extension Store {
 public struct FrameworkStore: Sendable {
     let store: Store
 
+    /// Every framework, ordered by id.
     public func fetchAll() async throws -> [Framework] { try await store.read { try $0.frameworks.fetchAll() } }
+    /// The framework with this id, or nil.
     public func find(_ id: String) async throws -> Framework? { try await store.read { try $0.frameworks.find(id) } }
+    /// The number of frameworks.
     public func count() async throws -> Int { try await store.read { try $0.frameworks.count() } }
+    /// Inserts a new framework; `StoreError.recordExists` if its id is taken.
     public func insert(_ framework: Framework) async throws { try await store.write { try $0.frameworks.insert(framework) } }
+    /// Replaces an existing framework; `StoreError.recordNotFound` if there is none.
     public func update(_ framework: Framework) async throws { try await store.write { try $0.frameworks.update(framework) } }
     /// Inserts many frameworks in one transaction: all or none.
     public func insert(_ frameworks: [Framework]) async throws {
         try await store.write { db in for framework in frameworks { try db.frameworks.insert(framework) } }
     }
+    /// Deletes the framework with this id; false if there was none.
     @discardableResult
     public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.frameworks.delete(id) } }
 }
@@ -32,13 +38,19 @@ public struct FrameworkStore: Sendable {
 public struct OrderStore: Sendable {
     let store: Store
 
+    /// Every order with its items, ordered by id.
     public func fetchAll() async throws -> [Order] { try await store.read { try $0.orders.fetchAll() } }
+    /// The order with this id and its items, or nil.
     public func find(_ id: String) async throws -> Order? { try await store.read { try $0.orders.find(id) } }
+    /// The number of orders.
     public func count() async throws -> Int { try await store.read { try $0.orders.count() } }
     /// The exact total of an order; nil if there is no such order.
     public func total(_ id: String) async throws -> Money? { try await store.read { try $0.orders.total(id) } }
+    /// Inserts a new order with its items; `StoreError.recordExists` if its id is taken.
     public func insert(_ order: Order) async throws { try await store.write { try $0.orders.insert(order) } }
+    /// Replaces an order and all its items; `StoreError.recordNotFound` if there is none.
     public func update(_ order: Order) async throws { try await store.write { try $0.orders.update(order) } }
+    /// Deletes the order and its items; false if there was none.
     @discardableResult
     public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.orders.delete(id) } }
 }
@@ -47,15 +59,23 @@ public struct OrderStore: Sendable {
 public struct EventStore: Sendable {
     let store: Store
 
+    /// Every event, ordered by date then id.
     public func fetchAll() async throws -> [Event] { try await store.read { try $0.events.fetchAll() } }
+    /// The event with this id, or nil.
     public func find(_ id: String) async throws -> Event? { try await store.read { try $0.events.find(id) } }
+    /// The number of events.
     public func count() async throws -> Int { try await store.read { try $0.events.count() } }
+    /// The events of one day, ordered by id.
     public func on(_ date: CalendarDate) async throws -> [Event] { try await store.read { try $0.events.on(date) } }
+    /// The events of one month, ordered by date then id.
     public func inMonth(_ month: YearMonth) async throws -> [Event] { try await store.read { try $0.events.inMonth(month) } }
     /// The days of `month` that have events, with their counts.
     public func dates(in month: YearMonth) async throws -> [DateCount] { try await store.read { try $0.events.dates(in: month) } }
+    /// Inserts a new event; `StoreError.recordExists` if its id is taken.
     public func insert(_ event: Event) async throws { try await store.write { try $0.events.insert(event) } }
+    /// Replaces an existing event; `StoreError.recordNotFound` if there is none.
     public func update(_ event: Event) async throws { try await store.write { try $0.events.update(event) } }
+    /// Deletes the event with this id; false if there was none.
     @discardableResult
     public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.events.delete(id) } }
 }
@@ -88,11 +108,13 @@ public struct ImageStore: Sendable {
         return try await store.read { try $0.images(budget: budget, now: now).fetchAllInfo() }
     }
 
+    /// Whether the cache holds `url` (its access time untouched).
     public func contains(_ url: String) async throws -> Bool {
         let (budget, now) = (budget, clock.now())
         return try await store.read { try $0.images(budget: budget, now: now).contains(url) }
     }
 
+    /// Deletes the entry for `url`; false if there was none.
     @discardableResult
     public func delete(_ url: String) async throws -> Bool {
         let (budget, now) = (budget, clock.now())
@@ -127,6 +149,7 @@ public struct ImageStore: Sendable {
     /// many asked at once). For tests.
     var downloadCount: Int { get async { await store.imagePipeline.downloadCount } }
 
+    /// The cache's totals and budget.
     public func stats() async throws -> ImageCacheStats {
         let (budget, now) = (budget, clock.now())
         return try await store.read { try $0.images(budget: budget, now: now).stats() }

@@ -40,8 +40,6 @@ extension StoreRecord {
     /// The kind's own table, keyed by its first column, without a date column.
     public static var observedTables: [ObservedTable] { [ObservedTable(table: table, keyColumn: columns[0])] }
 
-    /// The feed's array name: the kind's plural.
-    static var feedKey: String { kind.plural }
 }
 
 /// A table whose rows belong to records of a kind, for change observation: the table, the column

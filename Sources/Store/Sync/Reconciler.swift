@@ -31,17 +31,14 @@ struct Reconciler: FeedSink {
     private var previousExisted = false
     /// Received hashes to write, batched; flushed before any read of them and by `finish()`.
     private var received: ReceivedHashBatch
-    /// The app kinds registered with the store, for their tombstones.
-    private let recordTypes: [any StoreRecord.Type]
 
     /// Records the source, its pages' validators and the policy (inside the sync's write
     /// transaction, so a failed sync leaves no trace of them), ready for the first record.
     init(
         db: Database, source: String, validators: [PageValidators]?, policy: SyncPolicy, imageBudget: Int, now: Date,
-        status: SyncReport.Status, recordTypes: [any StoreRecord.Type] = []
+        status: SyncReport.Status, kinds: [any RecordKindHandler] = RecordKinds.builtIn
     ) throws {
         self.db = db
-        self.recordTypes = recordTypes
         self.source = source
         self.policy = policy
         self.imageBudget = imageBudget
@@ -49,7 +46,8 @@ struct Reconciler: FeedSink {
         self.report = SyncReport(status: status, source: source, policy: policy)
         sourceID = try SyncStateTable(db: db).saveSource(source, pages: validators, policy: policy, syncedAt: now)
         received = ReceivedHashBatch(db: db, sourceID: sourceID)
-        for type in recordTypes { report.appKinds[type.kind] = SyncReport.Counts() }
+        // Every kind is reported, those the feed did not hold with zero counts.
+        for handler in kinds { report[handler.kind] = report[handler.kind] }
     }
 
     /// Writes what is still buffered and evicts the image cache down to its budget, so the
@@ -61,60 +59,23 @@ struct Reconciler: FeedSink {
     }
 
     // Each record first checks whether the sync was cancelled: if it was, the transaction stops
-    // here and is rolled back.
-    mutating func receive(_ framework: Framework) throws {
+    // here and is rolled back. Its kind then decodes and applies it (`reconcile(_:in:)` for a table's kinds).
+    mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws {
         try db.checkCancellation()
-        try reconcile(framework, in: db.frameworks)
+        try handler.apply(&fields, to: &self)
     }
 
-    mutating func receive(_ order: Order) throws {
+    mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {
         try db.checkCancellation()
-        try reconcile(order, in: db.orders)
-    }
-
-    mutating func receive(_ event: Event) throws {
-        try db.checkCancellation()
-        try reconcile(event, in: db.events)
-    }
-
-    mutating func receive(_ image: FeedImage) throws {
-        try db.checkCancellation()
-        try reconcile(image)
-    }
-
-    mutating func receive(record: any StoreRecord) throws {
-        try db.checkCancellation()
-        try reconcileAppRecord(record)
-    }
-
-    /// Opens the existential: the generic reconciler then calls the kind's table directly.
-    private mutating func reconcileAppRecord<Record: StoreRecord>(_ record: Record) throws {
-        try reconcile(record, in: db.records(Record.self))
-    }
-
-    private mutating func tombstoneAppRecord<Record: StoreRecord>(_ key: String, type: Record.Type) throws {
-        try tombstone(key, in: db.records(Record.self))
-    }
-
-    mutating func receiveTombstone(_ key: String, kind: RecordKind) throws {
-        try db.checkCancellation()
-        switch kind {
-        case .framework: try tombstone(key, in: db.frameworks)
-        case .order: try tombstone(key, in: db.orders)
-        case .event: try tombstone(key, in: db.events)
-        case .image: try tombstoneImage(key)
-        default:
-            // The validator reads tombstones only for registered kinds.
-            guard let type = recordTypes.first(where: { $0.kind == kind }) else { return }
-            try tombstoneAppRecord(key, type: type)
-        }
+        try handler.tombstone(key, with: &self)
     }
 
     static func hash(image data: Data, contentType: String?) -> UInt64 { RecordHash.of(image: data, contentType: contentType) }
 
     // MARK: Records
 
-    private mutating func reconcile<Table: SyncedTable>(_ record: Table.Record, in table: Table) throws {
+    /// Applies a record of a table's kind by the policy's rules (see the type's table).
+    mutating func reconcile<Table: SyncedTable>(_ record: Table.Record, in table: Table) throws {
         let kind = Table.kind
         let id = Table.key(of: record)
         let remote = Table.hash(of: record)
@@ -184,7 +145,8 @@ struct Reconciler: FeedSink {
         }
     }
 
-    private mutating func tombstone<Table: SyncedTable>(_ id: String, in table: Table) throws {
+    /// Applies a tombstone of a table's kind: deleted unless changed locally since synced.
+    mutating func tombstone<Table: SyncedTable>(_ id: String, in table: Table) throws {
         let kind = Table.kind
         guard let local = try table.find(id) else {
             try forget(kind, id)
@@ -218,7 +180,8 @@ struct Reconciler: FeedSink {
 
     // MARK: Images
 
-    private mutating func reconcile(_ image: FeedImage) throws {
+    /// Applies an image: stored when it has data, else downloaded after the commit.
+    mutating func reconcileImage(_ image: FeedImage) throws {
         let table = db.images(budget: imageBudget, now: now)
         let existing = try table.peek(image.url)
         guard let data = image.data else {
@@ -251,7 +214,8 @@ struct Reconciler: FeedSink {
         report.images.stored += 1
     }
 
-    private mutating func tombstoneImage(_ url: String) throws {
+    /// Applies an image's tombstone.
+    mutating func tombstoneImage(_ url: String) throws {
         let table = db.images(budget: imageBudget, now: now)
         guard let existing = try table.peek(url) else {
             try forget(.image, url)

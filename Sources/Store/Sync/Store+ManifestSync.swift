@@ -80,6 +80,7 @@ extension Store {
         let expectedCursor = cursor
         let fullSync = fullSyncReason != nil
         let (pages, fetchedDetails) = (loaded.map { ($0.0, $0.1 != nil) }, details)
+        let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
@@ -92,16 +93,16 @@ extension Store {
                 }
                 var reconciler = try Reconciler(
                     db: db, source: key, validators: validators, policy: policy,
-                    imageBudget: budget, now: now, status: status)
+                    imageBudget: budget, now: now, status: status, kinds: kinds)
                 // The snapshot's pages are one feed (a key at most once); each segment is one of
                 // its own, applied in order: a key changed in several segments takes the last.
                 var recordCount = 0
-                var validator = FeedValidator()
+                var validator = FeedValidator(kinds: kinds)
                 for (file, isSegment) in pages {
                     if isSegment {
                         try validator.finish()
                         recordCount += validator.recordCount
-                        validator = FeedValidator()
+                        validator = FeedValidator(kinds: kinds)
                         validator.acceptsSegments = true
                     }
                     try validator.add(file.body, source: file.name, pageURL: file.url, into: &reconciler)
@@ -115,40 +116,17 @@ extension Store {
                     throw DryRunRollback(report: report, downloads: reconciler.imagesToDownload, records: recordCount)
                 }
                 try state.setCursor(newCursor, sourceID: reconciler.sourceID)
-                if report.images.failed > 0 {
-                    _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now)
-                }
-                let historyID = try state.appendHistory(
-                    SyncHistoryEntry(
-                        source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
-                        outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                let historyID = try Self.recordApplied(
+                    report, state: state, source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+                    now: now)
                 return (report, reconciler.imagesToDownload, recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
             (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
         }
-        options.progress?(.validated(records: records))
-        options.progress?(.reconciled(records: records))
-        if dryRun {
-            report.images.downloaded = downloads.count
-            return report
-        }
-        guard !downloads.isEmpty else { return report }
-        await downloadImages(downloads, into: &report, options: options)
-        report.imageFailures.sort { $0.url < $1.url }
-        let entry = SyncHistoryEntry(
-            source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
-            outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
-        let forget = report.images.failed > 0
-        let row = historyID
-        try await Task {
-            try await self.write { db in
-                let state = SyncStateTable(db: db)
-                try state.completeHistory(row, with: entry)
-                if forget { _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now) }
-            }
-        }.value
-        return report
+        return try await finishApplied(
+            report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
+            policy: policy, startedAt: startedAt, now: now, options: options)
     }
 
     /// A segment's own `version`, `generation`, `from` and `to` must be the manifest's: a

@@ -101,14 +101,14 @@ extension Store {
         let newValidators = fetched.validators
         let policy = options.policy
         let dryRun = options.dryRun
-        let recordTypes = configuration.recordTypes
+        let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(
                     db: db, source: key, validators: newValidators, policy: policy,
-                    imageBudget: budget, now: now, status: status, recordTypes: recordTypes)
-                var validator = FeedValidator(recordTypes: recordTypes)
+                    imageBudget: budget, now: now, status: status, kinds: kinds)
+                var validator = FeedValidator(kinds: kinds)
                 for page in fetched.pages {
                     try validator.add(file: page.file, source: page.name, pageURL: page.url, into: &reconciler)
                     for problem in page.problems {
@@ -123,25 +123,45 @@ extension Store {
                     throw DryRunRollback(
                         report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
                 }
-                let state = SyncStateTable(db: db)
                 let report = reconciler.report
-                if report.images.failed > 0 {
-                    // Forget the validators, so the next sync fetches the feed again (no 304).
-                    _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now)
-                }
-                // Committed with the records: the history row exists if and only if they do.
-                let historyID = try state.appendHistory(
-                    SyncHistoryEntry(
-                        source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
-                        outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+                let historyID = try Self.recordApplied(
+                    report, state: SyncStateTable(db: db), source: key, startedAt: startedAt, finishedAt: clock.now(),
+                    policy: policy, now: now)
                 return (report, reconciler.imagesToDownload, validator.recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
             (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
         }
+        return try await finishApplied(
+            report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
+            policy: policy, startedAt: startedAt, now: now, options: options)
+    }
+
+    /// Inside a sync's write transaction, once its records are applied: forgets the source's
+    /// validators if an image failed (so the next sync fetches the feed again, no 304), and
+    /// appends the history row, committed with the records (it exists if and only if they do).
+    /// Returns the row's id.
+    static func recordApplied(
+        _ report: SyncReport, state: SyncStateTable, source: String, startedAt: Date, finishedAt: Date,
+        policy: SyncPolicy, now: Date
+    ) throws -> Int64 {
+        if report.images.failed > 0 { _ = try state.saveSource(source, pages: [], policy: nil, syncedAt: now) }
+        return try state.appendHistory(
+            SyncHistoryEntry(
+                source: source, startedAt: startedAt, finishedAt: finishedAt, policy: policy,
+                outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report))
+    }
+
+    /// After a sync's transaction (committed, or rolled back for a dry run): reports progress,
+    /// downloads the images the feed named without data, and completes the history row with
+    /// what became of them.
+    func finishApplied(
+        _ applied: SyncReport, downloads: [FeedImage], records: Int, historyID: Int64, dryRun: Bool, source key: String,
+        policy: SyncPolicy, startedAt: Date, now: Date, options: SyncOptions
+    ) async throws -> SyncReport {
+        var report = applied
         options.progress?(.validated(records: records))
         options.progress?(.reconciled(records: records))
-
         if dryRun {
             report.images.downloaded = downloads.count
             return report
@@ -150,7 +170,7 @@ extension Store {
         await downloadImages(downloads, into: &report, options: options)
         report.imageFailures.sort { $0.url < $1.url }
         let entry = SyncHistoryEntry(
-            source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
+            source: key, startedAt: startedAt, finishedAt: configuration.clock.now(), policy: policy,
             outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
         let forget = report.images.failed > 0
         let row = historyID

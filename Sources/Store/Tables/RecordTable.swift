@@ -16,9 +16,16 @@ public struct RecordTable<Record: StoreRecord> {
         try db.query("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)", [], Self.decode)
     }
 
+    /// Every record, ordered by key (byte order), one at a time from a cursor (none is kept).
+    func forEachRecord(_ body: (Record) throws -> Void) throws {
+        try db.forEachRow("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)") {
+            try body(try Self.decode($0))
+        }
+    }
+
     /// The record with this key, or nil.
     public func find(_ key: String) throws -> Record? {
-        let statement = try db.cachedStatement("SELECT \(Self.columnList) FROM \(Record.table) WHERE \(Self.keyColumn) = ?")
+        let statement = try db.cachedStatement(Self.sql.find)
         try statement.bind(key, at: 1)
         defer { statement.reset() }
         return try statement.step() ? Self.decode(statement) : nil
@@ -32,7 +39,7 @@ public struct RecordTable<Record: StoreRecord> {
     /// Inserts a new record; `StoreError.recordExists` if its key is taken.
     public func insert(_ record: Record) throws {
         try RecordValidation.check(Record.kind, id: record.key)
-        let statement = try db.cachedStatement(Self.insertSQL(ignoringConflict: false))
+        let statement = try db.cachedStatement(Self.sql.insert)
         do {
             try bindColumns(of: record, to: statement)
             defer { statement.reset() }
@@ -46,7 +53,7 @@ public struct RecordTable<Record: StoreRecord> {
     @discardableResult
     public func insertIfAbsent(_ record: Record) throws -> Bool {
         try RecordValidation.check(Record.kind, id: record.key)
-        let statement = try db.cachedStatement(Self.insertSQL(ignoringConflict: true))
+        let statement = try db.cachedStatement(Self.sql.insertIfAbsent)
         try bindColumns(of: record, to: statement)
         defer { statement.reset() }
         _ = try statement.step()
@@ -57,9 +64,7 @@ public struct RecordTable<Record: StoreRecord> {
     /// Replaces an existing record; `StoreError.recordNotFound` if there is none with its key.
     public func update(_ record: Record) throws {
         try RecordValidation.check(Record.kind, id: record.key)
-        let assignments = Record.columns.enumerated().dropFirst().map { "\($0.element) = ?\($0.offset + 1)" }
-        let statement = try db.cachedStatement(
-            "UPDATE \(Record.table) SET \(assignments.joined(separator: ", ")) WHERE \(Self.keyColumn) = ?1")
+        let statement = try db.cachedStatement(Self.sql.update)
         try bindColumns(of: record, to: statement)
         defer { statement.reset() }
         _ = try statement.step()
@@ -69,7 +74,7 @@ public struct RecordTable<Record: StoreRecord> {
     /// Deletes the record with this key; false if there was none.
     @discardableResult
     public func delete(_ key: String) throws -> Bool {
-        let statement = try db.cachedStatement("DELETE FROM \(Record.table) WHERE \(Self.keyColumn) = ?")
+        let statement = try db.cachedStatement(Self.sql.delete)
         try statement.bind(key, at: 1)
         defer { statement.reset() }
         _ = try statement.step()
@@ -82,14 +87,7 @@ public struct RecordTable<Record: StoreRecord> {
     /// `sourceID`; nil if there is no such record. One query, nothing read into Swift.
     func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
         let count = Record.columns.count
-        let equalities = Record.columns.enumerated().dropFirst().map { "t.\($0.element) IS ?\($0.offset + 1)" }
-        let statement = try db.cachedStatement(
-            """
-            SELECT \(equalities.isEmpty ? "1" : equalities.joined(separator: " AND ")), r.hash
-            FROM \(Record.table) AS t
-            LEFT JOIN sync_records AS r ON r.source_id = ?\(count + 1) AND r.kind = '\(Record.kind.rawValue)' AND r.key = t.\(Self.keyColumn)
-            WHERE t.\(Self.keyColumn) = ?1
-            """)
+        let statement = try db.cachedStatement(Self.sql.compare)
         try bindColumns(of: record, to: statement)
         try statement.bind(sourceID, at: Int32(count + 1))
         defer { statement.reset() }
@@ -112,14 +110,55 @@ public struct RecordTable<Record: StoreRecord> {
         for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
     }
 
-    private static func insertSQL(ignoringConflict: Bool) -> String {
-        let placeholders = (1...Record.columns.count).map { "?\($0)" }.joined(separator: ", ")
-        return "INSERT INTO \(Record.table) (\(columnList)) VALUES (\(placeholders))"
-            + (ignoringConflict ? " ON CONFLICT (\(keyColumn)) DO NOTHING" : "")
-    }
+    /// The kind's statements, built once per type (see `RecordSQL`).
+    private static var sql: RecordSQL { RecordSQL.of(Record.self) }
 
     private static func decode(_ row: Statement) throws -> Record {
         try Record(columnValues: (0..<Int32(Record.columns.count)).map { row.value($0) })
+    }
+}
+
+/// The SQL of a registered kind's statements, made from its table and columns once per type
+/// rather than per record (a generic type has no stored static properties; this cache stands in).
+struct RecordSQL: Sendable {
+    let find, insert, insertIfAbsent, update, delete, compare: String
+
+    private init<Record: StoreRecord>(_ type: Record.Type) {
+        let table = Record.table, key = Record.columns[0]
+        let columns = Record.columns.joined(separator: ", ")
+        let placeholders = (1...Record.columns.count).map { "?\($0)" }.joined(separator: ", ")
+        find = "SELECT \(columns) FROM \(table) WHERE \(key) = ?"
+        insert = "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders))"
+        insertIfAbsent = insert + " ON CONFLICT (\(key)) DO NOTHING"
+        let assignments = Record.columns.enumerated().dropFirst().map { "\($0.element) = ?\($0.offset + 1)" }
+        update = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ?1"
+        delete = "DELETE FROM \(table) WHERE \(key) = ?"
+        let count = Record.columns.count
+        let equalities = Record.columns.enumerated().dropFirst().map { "t.\($0.element) IS ?\($0.offset + 1)" }
+        compare = """
+            SELECT \(equalities.isEmpty ? "1" : equalities.joined(separator: " AND ")), r.hash
+            FROM \(table) AS t
+            LEFT JOIN sync_records AS r ON r.source_id = ?\(count + 1) AND r.kind = '\(Record.kind.rawValue)' AND r.key = t.\(key)
+            WHERE t.\(key) = ?1
+            """
+    }
+
+    /// The statements of `type`, built on first use.
+    static func of<Record: StoreRecord>(_ type: Record.Type) -> RecordSQL {
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let sql = cache.byType[ObjectIdentifier(type)] { return sql }
+        let sql = RecordSQL(type)
+        cache.byType[ObjectIdentifier(type)] = sql
+        return sql
+    }
+
+    private static let cache = Cache()
+
+    /// `@unchecked Sendable`: `byType` is only read or written with `lock` held (in `of(_:)`).
+    private final class Cache: @unchecked Sendable {
+        let lock = NSLock()
+        var byType: [ObjectIdentifier: RecordSQL] = [:]
     }
 }
 

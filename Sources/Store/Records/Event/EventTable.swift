@@ -30,10 +30,15 @@ public struct EventTable {
         try db.forEachRow("SELECT \(Self.columns) FROM events ORDER BY id") { try body(try Self.decode($0)) }
     }
 
+    /// The event with this id, or nil.
     public func find(_ id: String) throws -> Event? {
-        try db.query("SELECT \(Self.columns) FROM events WHERE id = ?", [.text(id)], Self.decode).first
+        let statement = try db.cachedStatement(literal: "SELECT id, title, date, notes FROM events WHERE id = ?")
+        try statement.bind(id, at: 1)
+        defer { statement.reset() }
+        return try statement.step() ? Self.decode(statement) : nil
     }
 
+    /// The number of events.
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM events") { $0.int(0) }[0]
     }
@@ -74,9 +79,22 @@ public struct EventTable {
     @discardableResult
     public func insertIfAbsent(_ event: Event) throws -> Bool {
         try event.validate()
-        try db.execute("INSERT INTO events (\(Self.columns)) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING", arguments(event))
+        let statement = try db.cachedStatement(
+            literal: "INSERT INTO events (id, title, date, notes) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+        try Self.withFields(of: event, boundTo: statement) {
+            defer { statement.reset() }
+            _ = try statement.step()
+        }
         guard db.changes == 1 else { return false }
         return true
+    }
+
+    /// Binds id, title, date and notes to parameters 1 to 4 (the texts read in place) while
+    /// `body` runs (which steps the statement).
+    static func withFields<T>(of event: Event, boundTo statement: Statement, _ body: () throws -> T) throws -> T {
+        try statement.bind(event.date.description, at: 3)
+        try statement.bind(event.notes, at: 4)
+        return try statement.withText(event.id, at: 1) { try statement.withText(event.title, at: 2, body) }
     }
 
     /// Replaces an existing event; `StoreError.recordNotFound` if there is none. A moved event
@@ -106,9 +124,12 @@ public struct EventTable {
 
 /// A day and how many events it has.
 public struct DateCount: Sendable, Hashable, Codable {
+    /// The day.
     public let date: CalendarDate
+    /// How many events it has.
     public let count: Int
 
+    /// A day and its number of events.
     public init(date: CalendarDate, count: Int) {
         self.date = date
         self.count = count

@@ -21,6 +21,7 @@ public struct FrameworkTable {
         try db.forEachRow("SELECT \(Self.columns) FROM frameworks ORDER BY id") { try body(Self.decode($0)) }
     }
 
+    /// The framework with this id, or nil.
     public func find(_ id: String) throws -> Framework? {
         let statement = try db.cachedStatement(
             literal: "SELECT id, name, image_name, url_string, description FROM frameworks WHERE id = ?")
@@ -29,6 +30,7 @@ public struct FrameworkTable {
         return try statement.step() ? Self.decode(statement) : nil
     }
 
+    /// The number of frameworks.
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM frameworks") { $0.int(0) }[0]
     }

@@ -51,6 +51,7 @@ public struct ImageTable {
         }.first
     }
 
+    /// Whether the cache holds `url` (its access time untouched).
     public func contains(_ url: String) throws -> Bool {
         try !db.query("SELECT 1 FROM images WHERE url = ?", [.text(url)]) { _ in () }.isEmpty
     }
@@ -102,6 +103,7 @@ public struct ImageTable {
         return evicted
     }
 
+    /// The cache's totals and budget.
     public func stats() throws -> ImageCacheStats {
         let (count, total) = try db.query("SELECT count(*), coalesce(sum(size), 0) FROM images") { ($0.int(0), $0.int(1)) }[0]
         return ImageCacheStats(count: count, totalBytes: total, budgetBytes: budget)

@@ -8,6 +8,7 @@ public struct Order: Sendable, Codable, Equatable, Hashable, Identifiable {
     /// At least one item, in order.
     public var items: [OrderItem]
 
+    /// An order with its items.
     public init(id: String, placedAt: Date, items: [OrderItem]) {
         self.id = id
         self.placedAt = placedAt
@@ -42,11 +43,16 @@ public struct Order: Sendable, Codable, Equatable, Hashable, Identifiable {
 
 /// One line of an order.
 public struct OrderItem: Sendable, Codable, Equatable, Hashable {
+    /// What was bought.
     public var itemName: String
+    /// The price of one.
     public var price: Money
+    /// Where it is found: an aisle number, 0 or more.
     public var aisle: Int
+    /// How many, at least 1.
     public var quantity: Int
 
+    /// An item; one of it unless `quantity` says more.
     public init(itemName: String, price: Money, aisle: Int, quantity: Int = 1) {
         self.itemName = itemName
         self.price = price

@@ -39,6 +39,7 @@ public struct OrderTable {
         }
     }
 
+    /// The order with this id and its items, or nil.
     public func find(_ id: String) throws -> Order? {
         guard let placedAt = try db.query("SELECT placed_at FROM orders WHERE id = ?", [.text(id)], { $0.int64(0) }).first
         else { return nil }
@@ -53,6 +54,7 @@ public struct OrderTable {
         return try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: items))
     }
 
+    /// The number of orders.
     public func count() throws -> Int {
         try db.query("SELECT count(*) FROM orders") { $0.int(0) }[0]
     }
@@ -118,16 +120,19 @@ public struct OrderTable {
 
     private func insertItems(of order: Order) throws {
         let statement = try db.cachedStatement(
-            "INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity) VALUES (?, ?, ?, ?, ?, ?)")
-        for (position, item) in order.items.enumerated() {
-            try statement.bind(order.id, at: 1)
-            try statement.bind(Int64(position), at: 2)
-            try statement.bind(item.itemName, at: 3)
-            try statement.bind(item.price.minorUnits, at: 4)
-            try statement.bind(Int64(item.aisle), at: 5)
-            try statement.bind(Int64(item.quantity), at: 6)
-            defer { statement.reset() }
-            _ = try statement.step()
+            literal:
+                "INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity) VALUES (?, ?, ?, ?, ?, ?)")
+        try statement.withText(order.id, at: 1) {
+            for (position, item) in order.items.enumerated() {
+                try statement.bind(Int64(position), at: 2)
+                try statement.bind(Int64(item.aisle), at: 5)
+                try statement.bind(item.price.minorUnits, at: 4)
+                try statement.bind(Int64(item.quantity), at: 6)
+                try statement.withText(item.itemName, at: 3) {
+                    defer { statement.reset() }
+                    _ = try statement.step()
+                }
+            }
         }
     }
 
