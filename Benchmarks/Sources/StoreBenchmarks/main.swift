@@ -261,8 +261,8 @@ if wanted("sync-orders-events"), let storectl = options.storectl, let sqlite3 = 
 /// fresh file; returns the seconds from the first write asked for to the last one answered, and
 /// the transactions they took (the change log's last tx: one logged transaction per commit).
 /// Opening the store (its migrations, each synced under `.full`) and closing it are not timed:
-/// they cost tens of milliseconds, the same for every contender, and are no write's cost (timed,
-/// they were a third of the grouped run under `.full` and hid the ratio). With `empty`, each
+/// they cost 10 to 70 ms, the same for every contender, and are no write's cost (timed, they
+/// were 5% to a third of the grouped run under `.full` and pulled the ratio toward 1). With `empty`, each
 /// write changes nothing: what is left is the hand-off between caller and writer (a lock, a
 /// suspension, a resumption), the floor under any write's cost.
 func concurrentWrites(
