@@ -262,16 +262,25 @@ final class ChangeCollector {
             savepoints.append((statement.name, pending.count))
             startSpan()
         case .release:
-            if let index = savepoints.lastIndex(where: { $0.name.caseInsensitiveCompare(statement.name) == .orderedSame }) {
+            if let index = savepoints.lastIndex(where: { Self.sameSavepoint($0.name, statement.name) }) {
                 savepoints.removeSubrange(index...)
             }
         case .rollback:
-            if let index = savepoints.lastIndex(where: { $0.name.caseInsensitiveCompare(statement.name) == .orderedSame }) {
+            if let index = savepoints.lastIndex(where: { Self.sameSavepoint($0.name, statement.name) }) {
                 // ROLLBACK TO keeps the savepoint itself open.
                 truncate(to: savepoints[index].mark)
                 savepoints.removeSubrange((index + 1)...)
                 startSpan()
             }
+        }
+    }
+
+    /// Whether two savepoint names are one to SQLite: equal but for the case of ASCII letters
+    /// (`sqlite3StrICmp`). Not Foundation's `caseInsensitiveCompare`, which folds all of
+    /// Unicode (unlike SQLite) and cost about 2% of the group-commit benchmark's samples.
+    private static func sameSavepoint(_ a: String, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8) { x, y in
+            (x &- 65 < 26 ? x | 0x20 : x) == (y &- 65 < 26 ? y | 0x20 : y)
         }
     }
 

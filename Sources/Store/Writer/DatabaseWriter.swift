@@ -170,15 +170,20 @@ actor DatabaseWriter {
     /// ends once that many are queued, or after half the last commit's time and never more
     /// than 5 ms (the commit of a large sync can take far longer than a sync of the WAL); a
     /// writer that does not come back costs at most that, once: the next batch is smaller, and
-    /// so is the next goal. No wait if nothing is queued (the writer goes idle) or the last
-    /// batch held one. It comes before BEGIN, so each caller is still answered right after the
-    /// commit that holds its write.
+    /// so is the next goal. It waits even while nothing is queued yet: the callers just
+    /// answered are usually still being scheduled, and a writer that went idle instead would be
+    /// woken again by a new task per burst of writes (measured: 100 to 240 idle-and-wake cycles
+    /// per 500 batches, and about 30% more time per write outside the sync, than 2 to 5 while
+    /// waiting). If nothing came by the deadline the writer goes idle and forgets the goal, so a
+    /// lone write after a burst is not held. No wait if the last batch held one. It comes
+    /// before BEGIN, so each caller is still answered right after the commit that holds its
+    /// write.
     private func takeBatch() -> [any PendingWrite] {
         if gathersBatches, lastBatchSize > 1 {
             mailbox.waitUntilQueued(min(lastBatchSize, maximumBatchSize), atMost: min(lastCommitDuration / 2, .milliseconds(5)))
         }
         let batch = mailbox.take(maximumBatchSize)
-        if !batch.isEmpty { lastBatchSize = batch.count }
+        lastBatchSize = batch.count
         return batch
     }
 
@@ -377,7 +382,7 @@ private final class WriteMailbox: @unchecked Sendable {
     var count: Int { lock.withLock { pending.count } }
 
     /// Waits (blocking the writer's own queue, never the cooperative pool) until `count` writes
-    /// are queued, the mailbox is closed or `limit` has passed; at once if none is queued.
+    /// are queued, the mailbox is closed or `limit` has passed, whether or not any is queued yet.
     func waitUntilQueued(_ count: Int, atMost limit: Duration) {
         let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         guard seconds > 0 else { return }
@@ -385,7 +390,7 @@ private final class WriteMailbox: @unchecked Sendable {
         lock.withLock {
             writerWaitsFor = count
             defer { writerWaitsFor = nil }
-            while !pending.isEmpty, pending.count < count, !closed {
+            while pending.count < count, !closed {
                 if !lock.wait(until: deadline) { break }
             }
         }

@@ -43,12 +43,13 @@ struct RawWriteObservationTests {
                 }
             }
             // A raw savepoint rolled back inside a write that commits: the rollback hook does not
-            // fire for ROLLBACK TO; the collector's savepoint marks drop what it undid.
+            // fire for ROLLBACK TO; the collector's savepoint marks drop what it undid. Savepoint
+            // names match as SQLite matches them, ignoring the case of ASCII letters.
             try await store.write { db in
                 try db.execute("SAVEPOINT attempt")
                 try db.execute(Self.insertFramework, ["undone"])
                 try db.execute("UPDATE frameworks SET name = 'x' WHERE id = 'undone'")
-                try db.execute("ROLLBACK TO SAVEPOINT attempt")
+                try db.execute("ROLLBACK TO SAVEPOINT Attempt")
                 try db.execute("RELEASE attempt")
                 try db.execute(Self.insertFramework, ["kept"])
             }
