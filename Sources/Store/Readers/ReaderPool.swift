@@ -18,6 +18,8 @@ final class ReaderPool: @unchecked Sendable {
     private var waiting: [Waiter] = []
     private var openCount = 0
     private var isClosed = false
+    /// Callers of `close()` waiting for the connections still in use to be closed.
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
     private let path: String
     private let options: Database.OpenOptions
     let maximumCount: Int
@@ -84,18 +86,43 @@ final class ReaderPool: @unchecked Sendable {
             ))
     }
 
-    /// Closes every idle connection; later reads, and reads still waiting, throw
-    /// `StoreError.closed`. Reads that are running keep theirs until they finish, and it is
-    /// closed then.
-    func close() {
-        let abandoned = lock.withLock { () -> [Waiter] in
+    /// Closes every connection, and returns once all are closed: idle ones at once, those of
+    /// reads still running when each read ends. Later reads, and reads still waiting for a
+    /// connection, throw `StoreError.closed`.
+    ///
+    /// Waiting matters: the last connection to a WAL database to close checkpoints and deletes
+    /// the `-wal` file by name, so a connection that closed after the store said it was closed
+    /// could delete the WAL of a new database made at the same path (seen as SQLITE_IOERR_SHORT_READ
+    /// in the benchmark, which reopens one path).
+    func close() async {
+        let (abandoned, closing) = lock.withLock { () -> ([Waiter], [Reader]) in
             isClosed = true
-            openCount -= idle.count
+            let closing = idle
             idle.removeAll()
             defer { waiting.removeAll() }
-            return waiting
+            return (waiting, closing)
         }
         for waiter in abandoned { waiter.fail(StoreError.closed) }
+        // An idle connection is owned by the pool, and now by this call alone: no read uses it.
+        for reader in closing { reader.database.close() }
+        await withCheckedContinuation { continuation in
+            let done = lock.withLock { () -> Bool in
+                openCount -= closing.count
+                if openCount == 0 { return true }
+                closeWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// One connection fewer (closed, or never opened); wakes `close()` when none is left.
+    /// Called with `lock` held; returns the waiters to resume after it is released.
+    private func connectionGone() -> [CheckedContinuation<Void, Never>] {
+        openCount -= 1
+        guard isClosed, openCount == 0 else { return [] }
+        defer { closeWaiters.removeAll() }
+        return closeWaiters
     }
 
     // MARK: Connections
@@ -139,12 +166,12 @@ final class ReaderPool: @unchecked Sendable {
             } catch {
                 // The slot is free again: a read that queued behind this one gets its own try,
                 // instead of waiting for a connection that will never be released.
-                let next = self.lock.withLock { () -> Waiter? in
-                    if !self.isClosed, !self.waiting.isEmpty { return self.waiting.removeFirst() }
-                    self.openCount -= 1
-                    return nil
+                let (next, closed) = self.lock.withLock { () -> (Waiter?, [CheckedContinuation<Void, Never>]) in
+                    if !self.isClosed, !self.waiting.isEmpty { return (self.waiting.removeFirst(), []) }
+                    return (nil, self.connectionGone())
                 }
                 waiter.fail(error)
+                for waiter in closed { waiter.resume() }
                 if let next { self.open(for: next) }
             }
         }
@@ -152,17 +179,27 @@ final class ReaderPool: @unchecked Sendable {
 
     /// Hands a connection to the next waiting read, or back to the idle ones.
     private func release(_ reader: Reader) {
-        let next = lock.withLock { () -> Waiter? in
-            if isClosed {
-                // After close(), the connection is dropped (and so closed) instead of kept.
-                openCount -= 1
-                return nil
-            }
-            if !waiting.isEmpty { return waiting.removeFirst() }
-            idle.append(reader)
-            return nil
+        enum Next {
+            case run(Waiter)
+            case kept
+            case close
         }
+        let next = lock.withLock { () -> Next in
+            if isClosed { return .close }
+            if !waiting.isEmpty { return .run(waiting.removeFirst()) }
+            idle.append(reader)
+            return .kept
+        }
+        switch next {
         // Already on the reader's queue: the next read follows on it.
-        if let next { reader.queue.async { next.run(reader) } }
+        case .run(let waiter): reader.queue.async { waiter.run(reader) }
+        case .kept: break
+        case .close:
+            // After close(), the connection is closed here, on its own queue, before close() is
+            // told it is gone.
+            reader.database.close()
+            let closed = lock.withLock { connectionGone() }
+            for waiter in closed { waiter.resume() }
+        }
     }
 }

@@ -84,13 +84,26 @@ public final class Database {
         return try changeCollector.withoutCollecting(body)
     }
 
-    deinit {
+    /// Whether `close()` ran: the handle is then dangling and never used again.
+    private var isClosed = false
+
+    /// Closes the connection now, on the calling thread (the one using it); later calls do
+    /// nothing. A store closes its connections this way, not by dropping the last reference,
+    /// so that they are closed when ``Store/close()`` returns: the last connection to a WAL
+    /// database checkpoints and deletes the `-wal` file *by name* when it closes, so one closed
+    /// late would delete the WAL of a new database created at the same path meanwhile.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         // Before the connection closes: the hooks hold an unretained pointer to the collector.
         changeCollector?.uninstall(from: handle)
+        changeCollector = nil
         literalStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
+
+    deinit { close() }
 
     /// Throws `CancellationError` if the task awaiting the running ``Store/read(_:)`` or
     /// ``Store/write(_:)`` was cancelled. Call it where a transaction loops (sync's reconciler does, between

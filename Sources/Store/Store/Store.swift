@@ -285,7 +285,7 @@ public final class Store: Sendable {
     public func close() async {
         changeMonitor.close()
         await writer.close()
-        readers?.close()
+        await readers?.close()
     }
 
     /// The image cache's reads and writes for the image pipeline. Holds the connections, not the

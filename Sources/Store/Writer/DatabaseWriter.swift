@@ -112,6 +112,8 @@ actor DatabaseWriter {
 
     private func closeConnection() {
         drain()
+        // Closed here, not whenever the last reference goes: see `Database.close()`.
+        database?.close()
         database = nil
     }
 
