@@ -132,6 +132,22 @@ struct AppStoreTests {
         #expect(try watcher.jsonLinesNow() == expected, "only the memos, nothing after: \(exit)")
     }
 
+    @Test("watch without --kind prints every kind, the app's own kind included")
+    func watchPrintsAppKindsByDefault() async throws {
+        let storectl = try await appStore()
+        let watcher = try await Watcher(storectl, ["watch", "--json"])
+        defer { watcher.kill() }
+        #expect(await watcher.waitForStderr(containing: "watching"), "\(watcher.stderr)")
+        expectSuccess(try await storectl.run(WatchTests.addFramework("metal")))
+        let store = try await Store.open(at: storectl.db, configuration: Memo.configuration)
+        try await store.write { db in try db.records(Memo.self).insert(Memo(id: "m-3", text: "Water plants")) }
+        await store.close()
+        let expected = [WatchTests.Line("framework", "metal", "insert"), WatchTests.Line("memo", "m-3", "insert")]
+        #expect(try await watcher.jsonLines(count: 2) == expected)
+        let exit = try await watcher.interrupt()
+        #expect(exit.status == 0, "\(exit)")
+    }
+
     @Test("watch --kind takes only a name the change log can hold: a usage error (64) quotes anything else")
     func watchRefusesMalformedKinds() async throws {
         let storectl = try await appStore()

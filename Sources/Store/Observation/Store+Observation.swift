@@ -54,9 +54,11 @@ extension Store {
         }
     }
 
-    /// Every committed transaction that changed records of `kinds` (by default every kind: the
-    /// built-in ones and the registered `recordTypes`), in order, as it commits here or in
-    /// another process on the same file.
+    /// Every committed transaction that changed records of `kinds` (by default every kind the
+    /// change log holds: the built-in ones, the registered `recordTypes`, and an app's kind that
+    /// another process on the same file logs without this store knowing its type, as
+    /// `storectl watch` sees an app's records), in order, as it commits here or in another
+    /// process on the same file.
     ///
     /// Protocol: emits one `ChangeBatch` per committed transaction (never for a rolled-back
     /// one): every transaction this process commits after the call, and every one another
@@ -64,28 +66,26 @@ extension Store {
     /// `changesFromNow(of:)` to wait for that moment); never fails; finishes when the consuming
     /// task is cancelled or the store is closed; cancelling removes its registration.
     public func changes(of kinds: Set<RecordKind>? = nil) -> AsyncStream<ChangeBatch> {
-        changeStream(of: kinds ?? allKinds, readsStart: true).stream
+        changeStream(of: kinds, readsStart: true).stream
     }
 
     /// `changes(of:)`, returned once the stream's start is read: every transaction committed
     /// after this returns, by this process or any other on the same file, is emitted. Same
     /// protocol otherwise. (`storectl watch` says "watching" only then.)
     public func changesFromNow(of kinds: Set<RecordKind>? = nil) async -> AsyncStream<ChangeBatch> {
-        let (stream, id) = changeStream(of: kinds ?? allKinds, readsStart: false)
+        let (stream, id) = changeStream(of: kinds, readsStart: false)
         if let id { await changeMonitor.readStart(id) }
         return stream
     }
 
-    /// The built-in kinds and the registered ones.
-    private var allKinds: Set<RecordKind> { Set(RecordKinds.handlers(registering: configuration.recordTypes).map(\.kind)) }
-
-    private func changeStream(of kinds: Set<RecordKind>, readsStart: Bool) -> (stream: AsyncStream<ChangeBatch>, id: Int?) {
+    /// `kinds` nil: every kind, none filtered out.
+    private func changeStream(of kinds: Set<RecordKind>?, readsStart: Bool) -> (stream: AsyncStream<ChangeBatch>, id: Int?) {
         let (batches, sink) = AsyncStream<ChangeBatch>.makeStream()
         // Subscribed here, not in the task below, so that a commit right after this call is seen.
         let id = changeMonitor.subscribe(
             readsStart: readsStart,
             deliver: { batch in
-                let relevant = batch.changes.filter { kinds.contains($0.kind) }
+                let relevant = kinds.map { kinds in batch.changes.filter { kinds.contains($0.kind) } } ?? batch.changes
                 if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
             },
             finish: { sink.finish() })

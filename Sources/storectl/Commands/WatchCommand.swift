@@ -12,9 +12,9 @@ struct WatchCommand: AsyncParsableCommand {
             {"kind", "key", "operation"} plus "dates" for events. Ctrl-C (SIGINT) or SIGTERM ends \
             it with status 0.
 
-            Without --kind it prints the built-in kinds. An app's own kind (one its program \
-            registers, e.g. `reminder`) is printed when named with --kind: storectl does not know \
-            the app's types, only the names its changes are logged under.
+            Without --kind it prints every kind, an app's own kinds (e.g. `reminder`, logged by \
+            the app's program) included: storectl does not know the app's types, only the names \
+            its changes are logged under, which --kind also takes.
             """
     )
 
@@ -28,7 +28,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON lines.") var json = false
 
     func run() async throws {
-        let kinds: Set<RecordKind> = kind.map { [$0] } ?? Set(RecordKind.allCases)
+        let kinds: Set<RecordKind>? = kind.map { [$0] }
         let (json, path) = (json, store.resolvedPath)
         try await store.withStore(.existing) { opened in
             // Subscribed, and its start read, before "watching" is printed: every change committed
