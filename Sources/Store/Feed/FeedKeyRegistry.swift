@@ -24,6 +24,16 @@ struct FeedKeyRegistry {
         memory = Array(repeating: [:], count: slots)
     }
 
+    /// Makes room for about `count` more keys of `slot` in memory (never beyond the memory
+    /// limit), so a feed's table is allocated once instead of being rehashed at every doubling:
+    /// growing one key by one from 1,024 to 100,000 rehashed every key about twice, a tenth of
+    /// a sync's time.
+    mutating func reserve(_ count: Int, slot: Int) {
+        guard disk == nil else { return }
+        let wanted = memory[slot].count + min(count, memoryLimit - memoryCount)
+        if wanted > memory[slot].capacity { memory[slot].reserveCapacity(wanted) }
+    }
+
     /// Notes `key` at `location` unless it was noted before; then returns where it first was
     /// (and notes nothing).
     mutating func insert(_ key: String, slot: Int, at location: KeyLocation) -> KeyLocation? {
