@@ -405,6 +405,23 @@ struct JSONParser {
         var scan = index
         var hasEscape = false
         var high: UInt8 = 0
+        // Eight bytes at a time while none can end the fast path: a quote, a backslash, a
+        // control character or a non-ASCII byte (then the byte loop below looks at them one by
+        // one, from the start of that word). Each test is exact about whether any byte matches.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        if let base = bytes.baseAddress {
+            while scan + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    (word | ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote)
+                        | ((backslash &- ones) & ~backslash)) & highBits
+                if special != 0 { break }
+                scan += 8
+            }
+        }
         while scan < bytes.count {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") { break }

@@ -130,6 +130,26 @@ import Testing
         }
     }
 
+    /// Strings are scanned eight bytes at a time until a byte needs a look of its own: wherever
+    /// in a long string a control character, an escape, a quote or a non-ASCII character is,
+    /// it is found at its own column.
+    @Test func aStringIsReadTheSameWhereverItsSpecialByteIs() throws {
+        let plain = "abcdefghijklmnopqrstuvwxyz"
+        for position in 0...plain.count {
+            let head = String(plain.prefix(position)), tail = String(plain.dropFirst(position))
+            #expect(try JSONParser.parse(Data("\"\(head)é\(tail)\"".utf8)) == .string(head + "é" + tail))
+            #expect(try JSONParser.parse(Data("\"\(head)\\n\(tail)\"".utf8)) == .string(head + "\n" + tail))
+            #expect(try JSONParser.parse(Data("[\"\(head)\", \"\(tail)\"]".utf8)) == .array([.string(head), .string(tail)]))
+            do {
+                _ = try JSONParser.parse(Data("\"\(head)\u{1}\(tail)\"".utf8))
+                Issue.record("a control character at \(position) was accepted")
+            } catch let error as JSONParseError {
+                #expect(error.column == position + 2, "\(error)")
+                #expect(error.message == "unescaped control character U+0001 in a string")
+            }
+        }
+    }
+
     /// The byte search that spares most pages the skim for `next` answers false only when no
     /// member can be named `next`, wherever its blocks end.
     @Test(arguments: [1, 2, 3, 5, 8, 64, JSONChunkReader.chunkSize])
