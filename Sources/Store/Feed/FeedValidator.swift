@@ -14,6 +14,8 @@ import Foundation
 /// across all pages. `finish()` throws `FeedValidationError` if anything was wrong.
 struct FeedValidator {
     static let maximumProblems = 100
+    /// After how many records of an array the key registry is sized for the rest of the page.
+    static let sizingSample = 64
 
     private var problems: [FeedProblem] = []
     private var problemCount = 0
@@ -121,7 +123,16 @@ struct FeedValidator {
                             return
                         }
                         let slot = kinds.firstIndex { $0.kind.plural == name }!
+                        var arrayStart = parser.offset
                         try parser.forEachElement { index, parser in
+                            if index == 0 {
+                                arrayStart = parser.offset
+                            } else if index == Self.sizingSample, let remaining = parser.remainingBytes {
+                                // The records so far tell their size: room for as many keys as
+                                // the rest of the page could hold at that size (an estimate).
+                                let perRecord = max(1, (parser.offset - arrayStart) / index)
+                                keys.reserve(remaining / perRecord + 1, slot: slot)
+                            }
                             recordCount += 1
                             do {
                                 try record(&parser, slot: slot, arrayName: name, index: index, page: page, into: &sink)

@@ -51,6 +51,73 @@ final class JSONChunkReader {
 
     deinit { buffer.deallocate() }
 
+    /// Whether the file at `descriptor` may hold a member named `name` (ASCII letters) anywhere:
+    /// false only if its bytes hold neither `"name"` nor a `\u` escape (the only way to write a
+    /// letter otherwise). A byte search, without parsing: sync skims every page for its `next`
+    /// link before it reads the page, and most pages have none. Reads with `pread`, so the
+    /// descriptor's position is left as it was; a read error answers true (the strict skim
+    /// then reports it).
+    static func mayHoldName(_ name: String, descriptor: Int32, blockSize: Int = chunkSize) -> Bool {
+        let quoted = Array(("\"" + name + "\"").utf8)
+        // The search jumps between the occurrences of the name's rarest letter.
+        let rarity = Array("zqxjkvbpygfwmucldrhsnioate".utf8)
+        let anchorIndex = quoted.indices.dropFirst().dropLast().min {
+            (rarity.firstIndex(of: quoted[$0]) ?? -1) < (rarity.firstIndex(of: quoted[$1]) ?? -1)
+        }
+        guard let anchorIndex else { return true }
+        let anchor = Int32(quoted[anchorIndex])
+        let overlap = quoted.count
+        let capacity = max(blockSize, overlap * 2)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        var kept = 0
+        var offset: off_t = 0
+        while true {
+            let got = pread(descriptor, buffer + kept, capacity - kept, offset)
+            if got < 0 {
+                if errno == EINTR { continue }
+                return true
+            }
+            if got == 0 { return false }
+            offset += off_t(got)
+            let filled = kept + got
+            if found(
+                anchor, in: buffer, filled,
+                where: { at in
+                    let start = at - anchorIndex
+                    return start >= 0 && start + quoted.count <= filled
+                        && quoted.withUnsafeBufferPointer { memcmp(buffer + start, $0.baseAddress!, quoted.count) == 0 }
+                })
+            {
+                return true
+            }
+            if found(
+                Int32(UInt8(ascii: "\\")), in: buffer, filled,
+                where: { at in
+                    at + 1 < filled && buffer[at + 1] == UInt8(ascii: "u")
+                })
+            {
+                return true
+            }
+            // The last bytes again at the start: a match cut by the block's end is whole next time.
+            kept = min(overlap, filled)
+            (buffer).update(from: buffer + filled - kept, count: kept)
+        }
+    }
+
+    /// Whether some occurrence of `byte` in `buffer[0..<count]` satisfies `test` (its position).
+    private static func found(
+        _ byte: Int32, in buffer: UnsafeMutablePointer<UInt8>, _ count: Int, where test: (Int) -> Bool
+    ) -> Bool {
+        var position = 0
+        while position < count, let hit = memchr(buffer + position, byte, count - position) {
+            let at = buffer.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if test(at) { return true }
+            position = at + 1
+        }
+        return false
+    }
+
     /// The bytes the parser may read now: from `buffer[0]` to the safe end.
     var window: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: safeEnd) }
 

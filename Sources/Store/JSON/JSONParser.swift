@@ -126,31 +126,60 @@ struct JSONParser {
         return true
     }
 
-    /// Skips the next value without building it (strings are not decoded): for skimming a
-    /// document for one member.
+    /// Skips the next value without building it: for skimming a document for one member.
+    ///
+    /// An object or an array is skipped lexically, by its brackets (strings jumped over with
+    /// memchr), without reading its names or checking its grammar: a skim only needs to find
+    /// where the value ends, and the strict read reports whatever is malformed. A skim of a
+    /// feed for its `next` link runs over every record, once per sync.
     mutating func skipValue() throws {
         skipWhitespace()
         guard index < bytes.count else { throw error("unexpected end of the document") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): try forEachMember { _, parser in try parser.skipValue() }
-        case UInt8(ascii: "["): try forEachElement { _, parser in try parser.skipValue() }
-        case UInt8(ascii: "\""):
-            var end = index + 1
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var nesting = 0
             while true {
-                guard end < bytes.count,
-                    let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), bytes.count - end)
-                else {
-                    throw error("a string is not closed")
+                if index == bytes.count {
+                    // A chunked file's window ends only between records: move it on.
+                    guard reader != nil, refill(), index < bytes.count else {
+                        throw error("unexpected end of the document")
+                    }
                 }
-                let quote = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                var backslashes = 0
-                while quote - backslashes - 1 > index, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
-                end = quote + 1
-                if backslashes % 2 == 0 { break }
+                switch bytes[index] {
+                case UInt8(ascii: "\""): try skipString()
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    nesting += 1
+                    if depth + nesting > maximumDepth { throw error("nesting is deeper than \(maximumDepth) levels") }
+                    index += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    nesting -= 1
+                    index += 1
+                    if nesting == 0 { return }
+                default: index += 1
+                }
             }
-            index = end
+        case UInt8(ascii: "\""): try skipString()
         default: _ = try parseValue()
         }
+    }
+
+    /// Moves past the string that starts at `index` (its closing quote is the next quote not
+    /// preceded by an odd run of backslashes), without decoding it.
+    private mutating func skipString() throws {
+        var end = index + 1
+        while true {
+            guard end < bytes.count,
+                let found = memchr(bytes.baseAddress! + end, Int32(UInt8(ascii: "\"")), bytes.count - end)
+            else {
+                throw error("a string is not closed")
+            }
+            let quote = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            var backslashes = 0
+            while quote - backslashes - 1 > index, bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            end = quote + 1
+            if backslashes % 2 == 0 { break }
+        }
+        index = end
     }
 
     /// The value of the top-level member `name` of the document `reader` reads (its first
@@ -376,6 +405,23 @@ struct JSONParser {
         var scan = index
         var hasEscape = false
         var high: UInt8 = 0
+        // Eight bytes at a time while none can end the fast path: a quote, a backslash, a
+        // control character or a non-ASCII byte (then the byte loop below looks at them one by
+        // one, from the start of that word). Each test is exact about whether any byte matches.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        if let base = bytes.baseAddress {
+            while scan + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    (word | ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote)
+                        | ((backslash &- ones) & ~backslash)) & highBits
+                if special != 0 { break }
+                scan += 8
+            }
+        }
         while scan < bytes.count {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") { break }

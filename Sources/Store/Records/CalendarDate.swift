@@ -18,11 +18,23 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Parses exactly `YYYY-MM-DD`; nil for anything else or a date that does not exist.
     public init?(_ text: String) {
-        let parts = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-            parts.allSatisfy({ $0.allSatisfy { (48...57).contains($0) } }),
-            let year = Int(Substring(parts[0])), let month = Int(Substring(parts[1])), let day = Int(Substring(parts[2]))
-        else { return nil }
+        // Read in place: every event of a sync is parsed, and its date again by the change hook.
+        var text = text
+        let parts = text.withUTF8 { bytes -> (Int, Int, Int)? in
+            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for index in range {
+                    let digit = bytes[index] &- 48
+                    guard digit < 10 else { return nil }
+                    value = value * 10 + Int(digit)
+                }
+                return value
+            }
+            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
+            return (year, month, day)
+        }
+        guard let (year, month, day) = parts else { return nil }
         self.init(year: year, month: month, day: day)
     }
 

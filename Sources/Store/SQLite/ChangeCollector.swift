@@ -397,7 +397,10 @@ final class ChangeCollector {
         _ kind: RecordKind, _ key: String, _ operation: Change.Operation, dates: [CalendarDate], newPrimaryKey: Bool = false
     ) {
         // Consecutive rows of one record (an order's items) merge without a hash lookup.
-        if pending.count > spanStart, pending.lastIs(kind, key) {
+        if pending.count > spanStart, let last = pending.lastOperation(ifOf: kind, key) {
+            // An order's items after the order (insert, then updates): the change stays as it
+            // is, so nothing is rebuilt. A change was read back and written again per item.
+            if dates.isEmpty, Self.merged(last, operation) == last { return }
             update(at: pending.count - 1, Self.merged(pending[pending.count - 1], operation, dates))
             return
         }
@@ -442,15 +445,19 @@ final class ChangeCollector {
         }
     }
 
-    private static func merged(_ change: Change, _ operation: Change.Operation, _ dates: [CalendarDate]) -> Change {
-        let merged: Change.Operation
-        switch (change.operation, operation) {
-        case (.insert, .delete), (.update, .delete): merged = .delete
-        case (.insert, _): merged = .insert
-        case (.delete, .insert): merged = .update
-        case (.delete, _): merged = .delete
-        case (.update, _): merged = .update
+    /// What a record's change becomes when `operation` follows `earlier` in a span.
+    private static func merged(_ earlier: Change.Operation, _ operation: Change.Operation) -> Change.Operation {
+        switch (earlier, operation) {
+        case (.insert, .delete), (.update, .delete): .delete
+        case (.insert, _): .insert
+        case (.delete, .insert): .update
+        case (.delete, _): .delete
+        case (.update, _): .update
         }
+    }
+
+    private static func merged(_ change: Change, _ operation: Change.Operation, _ dates: [CalendarDate]) -> Change {
+        let merged = merged(change.operation, operation)
         var allDates = change.dates
         for date in dates where !allDates.contains(date) { allDates.append(date) }
         if merged == change.operation, allDates.count == change.dates.count { return change }
@@ -493,10 +500,11 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
             dates: entry.hasDates ? dates[position] ?? [] : [])
     }
 
-    /// Whether the last change is of this record (compared in place: no `Change` is made).
-    func lastIs(_ kind: RecordKind, _ key: String) -> Bool {
-        guard let last = entries.last else { return false }
-        return last.key == key && kinds[Int(last.kind)] == kind
+    /// The last change's operation if it is of this record (compared in place: no `Change` is
+    /// made); nil if it is another record's, or there is none.
+    func lastOperation(ifOf kind: RecordKind, _ key: String) -> Change.Operation? {
+        guard let last = entries.last, last.key == key, kinds[Int(last.kind)] == kind else { return nil }
+        return last.operation
     }
 
     mutating func append(_ change: Change) {

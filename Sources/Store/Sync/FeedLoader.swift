@@ -113,6 +113,8 @@ struct FeedLoader: Sendable {
     private static func nextLink(of page: FetchedFeed.Page) -> JSONValue? {
         guard let handle = try? FileHandle(forReadingFrom: page.file) else { return nil }
         defer { try? handle.close() }
+        // Most pages have no `next`: a byte search proves it without parsing the page.
+        guard JSONChunkReader.mayHoldName("next", descriptor: handle.fileDescriptor) else { return nil }
         return JSONParser.topLevelMember("next", in: JSONChunkReader(descriptor: handle.fileDescriptor))
     }
 

@@ -130,6 +130,48 @@ import Testing
         }
     }
 
+    /// Strings are scanned eight bytes at a time until a byte needs a look of its own: wherever
+    /// in a long string a control character, an escape, a quote or a non-ASCII character is,
+    /// it is found at its own column.
+    @Test func aStringIsReadTheSameWhereverItsSpecialByteIs() throws {
+        let plain = "abcdefghijklmnopqrstuvwxyz"
+        for position in 0...plain.count {
+            let head = String(plain.prefix(position)), tail = String(plain.dropFirst(position))
+            #expect(try JSONParser.parse(Data("\"\(head)é\(tail)\"".utf8)) == .string(head + "é" + tail))
+            #expect(try JSONParser.parse(Data("\"\(head)\\n\(tail)\"".utf8)) == .string(head + "\n" + tail))
+            #expect(try JSONParser.parse(Data("[\"\(head)\", \"\(tail)\"]".utf8)) == .array([.string(head), .string(tail)]))
+            do {
+                _ = try JSONParser.parse(Data("\"\(head)\u{1}\(tail)\"".utf8))
+                Issue.record("a control character at \(position) was accepted")
+            } catch let error as JSONParseError {
+                #expect(error.column == position + 2, "\(error)")
+                #expect(error.message == "unescaped control character U+0001 in a string")
+            }
+        }
+    }
+
+    /// The byte search that spares most pages the skim for `next` answers false only when no
+    /// member can be named `next`, wherever its blocks end.
+    @Test(arguments: [1, 2, 3, 5, 8, 64, JSONChunkReader.chunkSize])
+    func theSearchForANextNameMissesNoneWhereverItsBlocksEnd(blockSize: Int) throws {
+        let directory = try TemporaryDirectory()
+        let cases: [(String, Bool)] = [
+            (#"{"version": 1, "frameworks": [{"id": "next-door", "name": "next"}]}"#, true),
+            (#"{"version": 1, "frameworks": [], "next": "feed-2.json"}"#, true),
+            (#"{"version": 1, "ne\u0078t": "feed-2.json"}"#, true),
+            (#"{"version": 1, "frameworks": [{"id": "nextdoor", "name": "the next one", "x": "nex"}]}"#, false),
+            (#"{"version": 1, "frameworks": [{"id": "a\\b", "name": "\"n\"ext"}]}"#, false),
+            ("", false),
+        ]
+        for (index, (text, expected)) in cases.enumerated() {
+            let path = try directory.write(Data(text.utf8), to: "search-\(index).json")
+            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            let found = JSONChunkReader.mayHoldName("next", descriptor: handle.fileDescriptor, blockSize: blockSize)
+            #expect(found == expected, "case \(index) at block size \(blockSize): \(text)")
+        }
+    }
+
     /// A feed bigger than a chunk, with one string bigger than a chunk, syncs whole from a file;
     /// an error in its last record is reported with the line of the whole document.
     @Test func aFeedLargerThanAChunkSyncsAndReportsLinesOfTheWholeDocument() async throws {
