@@ -8,14 +8,25 @@ func interleavedMedianSeconds(
     runs: Int, contenders: Int, setup: (_ contender: Int) async throws -> Void = { _ in },
     _ body: (_ contender: Int) async throws -> Void
 ) async rethrows -> [Double] {
+    try await interleavedMedianOfTimed(runs: runs, contenders: contenders, setup: setup) { contender in
+        let start = ContinuousClock.now
+        try await body(contender)
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
+
+/// The median of each contender's own timing (what `body` returns), run in turns as
+/// `interleavedMedianSeconds` does: for workloads that time only part of a run.
+func interleavedMedianOfTimed(
+    runs: Int, contenders: Int, setup: (_ contender: Int) async throws -> Void,
+    _ body: (_ contender: Int) async throws -> Double
+) async rethrows -> [Double] {
     var times = Array(repeating: [Double](), count: contenders)
     for _ in 0..<runs {
         for contender in 0..<contenders {
             try await setup(contender)
-            let start = ContinuousClock.now
-            try await body(contender)
-            let elapsed = ContinuousClock.now - start
-            times[contender].append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            times[contender].append(try await body(contender))
         }
     }
     return times.map { $0.sorted()[$0.count / 2] }

@@ -354,22 +354,6 @@ func concurrentWrites(
     return (seconds, transactions)
 }
 
-/// The median of each contender's own timing (what `body` returns), run in turns as
-/// `interleavedMedianSeconds` does: for workloads that time only part of a run.
-func interleavedMedianOfTimed(
-    runs: Int, contenders: Int, setup: (_ contender: Int) async throws -> Void,
-    _ body: (_ contender: Int) async throws -> Double
-) async rethrows -> [Double] {
-    var times = Array(repeating: [Double](), count: contenders)
-    for _ in 0..<runs {
-        for contender in 0..<contenders {
-            try await setup(contender)
-            times[contender].append(try await body(contender))
-        }
-    }
-    return times.map { $0.sorted()[$0.count / 2] }
-}
-
 let groupCommitDefault = Store.Configuration().maximumWritesPerTransaction
 
 if let mode = options.profileWrites {
