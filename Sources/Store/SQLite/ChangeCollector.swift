@@ -86,19 +86,29 @@ final class ChangeCollector {
         let key: String
     }
 
+    // `@exclusivity(unchecked)` on the properties the pre-update hook reads or writes per row:
+    // it drops the runtime's dynamic exclusivity checks (a begin and an end access per property
+    // touched, about 15% of the hook's own time in Benchmarks/Profiles/insert.md). Safe: the
+    // collector is used only on the writer's connection, by the one thread stepping it (the hooks
+    // run synchronously inside sqlite3_step, the writer's calls between steps), and no method
+    // here hands out an inout access that another could overlap: no access is ever concurrent
+    // or nested.
     let observedTables: [ObservedKindTable]
-    private(set) var resolvedTables: [ResolvedTable] = []
+    @exclusivity(unchecked) private(set) var resolvedTables: [ResolvedTable] = []
     /// The table the hook last found a row of (see `rowWillChange`).
-    private var lastTable: ResolvedTable?
+    @exclusivity(unchecked) private var lastTable: ResolvedTable?
+    /// Whether the database's text encoding is UTF-8 (told by `PRAGMA encoding` when the
+    /// columns are resolved): the hook then reads a key's bytes in place (see `text`).
+    @exclusivity(unchecked) private var textIsUTF8 = false
     /// The `PRAGMA schema_version` the columns were resolved at.
     private var resolvedSchemaVersion: Int64?
 
     /// Changes collected in the open transaction, in order.
-    private(set) var pending = ChangeList()
+    @exclusivity(unchecked) private(set) var pending = ChangeList()
     /// Changes of the last transaction committed, until the writer takes them.
     private var committed = ChangeList()
     /// Where the current span of coalescing changes starts in `pending`.
-    private var spanStart = 0
+    @exclusivity(unchecked) private var spanStart = 0
     /// Where in `pending` each record changed since `spanStart` is, for the changes in
     /// `spanStart..<indexedUpTo`: built lazily (`position(of:)`), so a bulk insert hashes no key.
     private var positions: [RecordID: Int] = [:]
@@ -106,14 +116,14 @@ final class ChangeCollector {
     private var indexedUpTo = 0
     /// The records of the span whose change is (so far) a delete, with their position: all an
     /// insert into a table keyed by its primary key needs to look up (see `record`).
-    private var deletions: [RecordID: Int] = [:]
+    @exclusivity(unchecked) private var deletions: [RecordID: Int] = [:]
     /// Open savepoints (innermost last), each with the count of `pending` when it began.
     private var savepoints: [(name: String, mark: Int)] = []
     /// Set by the authorizer while a statement is prepared: the savepoint operation it is.
     var preparedSavepoint: SavepointStatement?
     /// While above zero, row changes are not collected (bookkeeping writes, e.g. an image's
     /// access time).
-    private var pauseDepth = 0
+    @exclusivity(unchecked) private var pauseDepth = 0
 
     /// A `SAVEPOINT`, `RELEASE` or `ROLLBACK TO` statement, as the authorizer saw it prepared.
     struct SavepointStatement {
@@ -211,6 +221,7 @@ final class ChangeCollector {
         }
         resolvedTables = resolved
         lastTable = nil
+        textIsUTF8 = try database.query("PRAGMA encoding") { $0.text(0) }.first == "UTF-8"
         resolvedSchemaVersion = version
     }
 
@@ -341,16 +352,16 @@ final class ChangeCollector {
             let holdsRecords = observed.table.holdsRecords
             switch operation {
             case SQLITE_INSERT:
-                guard let key = Self.text(db, observed.keyColumn, old: false) else { return }
+                guard let key = text(db, observed.keyColumn, old: false) else { return }
                 record(
                     kind, key, holdsRecords ? .insert : .update, dates: date(db, observed, old: false),
                     newPrimaryKey: holdsRecords && observed.keyIsPrimaryKey)
             case SQLITE_DELETE:
-                guard let key = Self.text(db, observed.keyColumn, old: true) else { return }
+                guard let key = text(db, observed.keyColumn, old: true) else { return }
                 record(kind, key, holdsRecords ? .delete : .update, dates: date(db, observed, old: true))
             case SQLITE_UPDATE:
-                guard let old = Self.text(db, observed.keyColumn, old: true),
-                    let new = Self.text(db, observed.keyColumn, old: false)
+                guard let old = text(db, observed.keyColumn, old: true),
+                    let new = text(db, observed.keyColumn, old: false)
                 else { return }
                 let oldDates = date(db, observed, old: true)
                 let newDates = date(db, observed, old: false)
@@ -370,19 +381,33 @@ final class ChangeCollector {
         }
 
         private func date(_ db: OpaquePointer, _ observed: ResolvedTable, old: Bool) -> [CalendarDate] {
-            guard let column = observed.dateColumn, let text = Self.text(db, column, old: old),
+            guard let column = observed.dateColumn, let text = text(db, column, old: old),
                 let date = CalendarDate(text)
             else { return [] }
             return [date]
         }
 
         /// A column of the row about to change, as text; nil if NULL.
-        private static func text(_ db: OpaquePointer, _ column: Int32, old: Bool) -> String? {
+        private func text(_ db: OpaquePointer, _ column: Int32, old: Bool) -> String? {
             var value: OpaquePointer?
             let rc = old ? sqlite3_preupdate_old(db, column, &value) : sqlite3_preupdate_new(db, column, &value)
-            guard rc == SQLITE_OK, let value, sqlite3_value_type(value) != SQLITE_NULL,
-                let text = sqlite3_value_text(value)
-            else { return nil }
+            guard rc == SQLITE_OK, let value else { return nil }
+            let type = sqlite3_value_type(value)
+            if type == SQLITE_NULL { return nil }
+            if type == SQLITE_TEXT, textIsUTF8 {
+                // The bytes in place. The values of a row unpacked for this hook are not
+                // NUL-terminated, and sqlite3_value_text terminates one by copying it to a new
+                // allocation (sqlite3VdbeMemNulTerminate): a malloc, memcpy and free per row.
+                // Read as a blob, text is not converted (the conversion table of
+                // https://sqlite.org/c3ref/column_blob.html, which the value_ functions share:
+                // TEXT to BLOB, "No change"); in a UTF-8 database the bytes are the UTF-8 text,
+                // read by length.
+                let count = Int(sqlite3_value_bytes(value))
+                guard count > 0, let bytes = sqlite3_value_blob(value) else { return "" }
+                return String(
+                    decoding: UnsafeRawBufferPointer(start: bytes, count: count).bindMemory(to: UInt8.self), as: UTF8.self)
+            }
+            guard let text = sqlite3_value_text(value) else { return nil }
             let count = Int(sqlite3_value_bytes(value))
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         }
@@ -405,7 +430,11 @@ final class ChangeCollector {
             return
         }
         if newPrimaryKey, deletions.isEmpty {
-            pending.append(Change(kind: kind, key: key, operation: operation, dates: dates))
+            if dates.isEmpty {
+                pending.append(kind, key, operation)
+            } else {
+                pending.append(Change(kind: kind, key: key, operation: operation, dates: dates))
+            }
             return
         }
         let id = RecordID(kind: kind, key: key)
@@ -511,6 +540,13 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
         entries.append(entry(change, at: entries.count))
     }
 
+    /// Appends a change without dates: a bulk insert's, made in place (no `Change`, no dates
+    /// to look at).
+    mutating func append(_ kind: RecordKind, _ key: String, _ operation: Change.Operation) {
+        if !dates.isEmpty { dates[entries.count] = nil }
+        entries.append(Entry(key: key, kind: UInt16(index(of: kind)), operation: operation, hasDates: false))
+    }
+
     mutating func replace(at position: Int, with change: Change) {
         entries[position] = entry(change, at: position)
     }
@@ -525,16 +561,19 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
         if !dates.isEmpty { dates = dates.filter { $0.key < position } }
     }
 
-    private mutating func entry(_ change: Change, at position: Int) -> Entry {
-        let kind: Int
-        if let last = entries.last, kinds[Int(last.kind)] == change.kind {
-            kind = Int(last.kind) // a bulk write: the same kind as the last change
-        } else if let index = kinds.firstIndex(of: change.kind) {
-            kind = index
-        } else {
-            kind = kinds.count
-            kinds.append(change.kind)
+    /// The index of `kind` in `kinds`, added if new.
+    private mutating func index(of kind: RecordKind) -> Int {
+        if let last = entries.last, kinds[Int(last.kind)] == kind {
+            return Int(last.kind) // a bulk write: the same kind as the last change
+        } else if let index = kinds.firstIndex(of: kind) {
+            return index
         }
+        kinds.append(kind)
+        return kinds.count - 1
+    }
+
+    private mutating func entry(_ change: Change, at position: Int) -> Entry {
+        let kind = index(of: change.kind)
         if change.dates.isEmpty {
             if !dates.isEmpty { dates[position] = nil }
         } else {

@@ -177,12 +177,20 @@ public final class Database {
     }
 
     /// Runs a query and maps each row while the statement points at it.
+    ///
+    /// The array reserves as many rows as this statement returned last time (an estimate, free
+    /// to take); if far fewer came, it is copied to its size, so a table that shrank does not
+    /// leave its caller holding the old one's capacity.
     func query<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> [T] {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         var results: [T] = []
+        if statement.lastRowCount > 0 { results.reserveCapacity(statement.lastRowCount) }
         while try statement.step() { results.append(try map(statement)) }
+        statement.lastRowCount = results.count
+        // Growing one row at a time leaves up to twice the rows' room; keep no more than that.
+        if results.capacity > 2 * results.count + 16 { return results.withUnsafeBufferPointer { Array($0) } }
         return results
     }
 

@@ -13,6 +13,11 @@ final class Statement {
     /// change collector's authorizer while it was prepared), reported to the collector each
     /// time it runs.
     private let savepoint: ChangeCollector.SavepointStatement?
+    /// How many rows the last `Database.query` of this statement returned: the capacity the
+    /// next one reserves, so that a repeated fetch of a large table (an observer's, a list's)
+    /// neither grows its array step by step (a copy of every row done so far, each time) nor
+    /// touches fresh pages for the copies.
+    var lastRowCount = 0
 
     init(database: Database, sql: String) throws {
         var pointer: OpaquePointer?
