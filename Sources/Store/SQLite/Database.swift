@@ -18,6 +18,9 @@ public final class Database {
     private var statements: [String: Statement] = [:]
     /// Statements of literal SQL, keyed by the literal's address: no string hashing per call.
     private var literalStatements: [UInt: Statement] = [:]
+    /// The literal statement asked for last, tried before `literalStatements`: a bulk write asks
+    /// for one statement per record, and this spares hashing its key each time.
+    private var lastLiteral: (key: UInt, statement: Statement)?
     /// On the writer's connection only: collects the record changes of each transaction from
     /// SQLite's hooks (see `ChangeCollector`). Nil on readers.
     private(set) var changeCollector: ChangeCollector?
@@ -98,6 +101,7 @@ public final class Database {
         // Before the connection closes: the hooks hold an unretained pointer to the collector.
         changeCollector?.uninstall(from: handle)
         changeCollector = nil
+        lastLiteral = nil
         literalStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
@@ -210,9 +214,15 @@ public final class Database {
     /// (sqlite3_prepare is a large share of a small statement's cost).
     func cachedStatement(literal sql: StaticString) throws -> Statement {
         let key = UInt(bitPattern: sql.utf8Start)
-        if let statement = literalStatements[key] { return statement }
-        let statement = try cachedStatement(sql.description)
-        literalStatements[key] = statement
+        if let last = lastLiteral, last.key == key { return last.statement }
+        let statement: Statement
+        if let cached = literalStatements[key] {
+            statement = cached
+        } else {
+            statement = try cachedStatement(sql.description)
+            literalStatements[key] = statement
+        }
+        lastLiteral = (key, statement)
         return statement
     }
 
