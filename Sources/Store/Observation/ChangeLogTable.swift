@@ -87,7 +87,7 @@ struct ChangeLogTable {
     /// Logged transactions after `transaction`, in order.
     func batches(after transaction: Int64) throws -> [ChangeBatch] {
         try db.query("SELECT tx, changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in
-            ChangeBatch(transaction: row.int64(0), changes: Self.changes(in: row.data(1)))
+            ChangeBatch(transaction: row.int64(0), changes: Self.changes(in: row.utf8Data(1)))
         }
     }
 }

@@ -401,9 +401,12 @@ final class ChangeCollector {
                 // Read as a blob, text is not converted (the conversion table of
                 // https://sqlite.org/c3ref/column_blob.html, which the value_ functions share:
                 // TEXT to BLOB, "No change"); in a UTF-8 database the bytes are the UTF-8 text,
-                // read by length.
+                // read by length. `_blob` first: it marks the value a blob, so `_bytes` then
+                // returns its length as it is; called first, `_bytes` would make the text (and
+                // its copy) itself.
+                let bytes = sqlite3_value_blob(value)
                 let count = Int(sqlite3_value_bytes(value))
-                guard count > 0, let bytes = sqlite3_value_blob(value) else { return "" }
+                guard count > 0, let bytes else { return "" }
                 return String(
                     decoding: UnsafeRawBufferPointer(start: bytes, count: count).bindMemory(to: UInt8.self), as: UTF8.self)
             }

@@ -154,6 +154,14 @@ final class Statement {
 
     func optionalText(_ index: Int32) -> String? { isNull(index) ? nil : text(index) }
 
+    /// The column as UTF-8 bytes, converted by SQLite from the database's text encoding if it
+    /// is not UTF-8 (`data` would return a UTF-16 database's text as UTF-16): for text read
+    /// as bytes, such as the change log's JSON.
+    func utf8Data(_ index: Int32) -> Data {
+        guard let pointer = sqlite3_column_text(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: Int(sqlite3_column_bytes(handle, index)))
+    }
+
     func data(_ index: Int32) -> Data {
         guard let pointer = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: pointer, count: Int(sqlite3_column_bytes(handle, index)))
