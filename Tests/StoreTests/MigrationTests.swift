@@ -122,9 +122,10 @@ struct MigrationTests {
         }
     }
 
-    /// Migrations 0007 (a cheaper CHECK) and 0008 (sources by integer id) rebuild sync's
-    /// tables: what sync received before must survive both, so tombstones and three-way
-    /// decisions still see records as synced, and each source keeps its validators.
+    /// Migrations 0007 (a cheaper CHECK), 0008 (sources by integer id) and 0013 (rows by stream:
+    /// source and kind) rebuild sync's tables: what sync received before must survive them all,
+    /// so tombstones and three-way decisions still see records as synced, and each source keeps
+    /// its validators.
     @Test func rebuildingSyncTablesKeepsWhatSyncReceived() async throws {
         try await withTemporaryDirectory { directory throws in
             let time = Fixtures.time("2026-03-01T12:00:00Z")
@@ -133,8 +134,9 @@ struct MigrationTests {
             func write(_ text: String, to file: URL) throws { try Data(text.utf8).write(to: file) }
             let oldRowsSQL = "SELECT source || '|' || kind || '|' || key || '|' || hash FROM sync_records ORDER BY 1"
             let rowsSQL = """
-                SELECT s.source || '|' || r.kind || '|' || r.key || '|' || r.hash
-                FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1
+                SELECT s.source || '|' || t.kind || '|' || r.key || '|' || r.hash
+                FROM sync_records AS r JOIN sync_streams AS t ON t.id = r.stream JOIN sync_sources AS s ON s.id = t.source_id
+                ORDER BY 1
                 """
             let sourcesSQL = "SELECT source || '|' || coalesce(last_synced_at, '') FROM sync_sources ORDER BY 1"
             let tableSQL = "SELECT sql FROM sqlite_master WHERE name = 'sync_records'"
@@ -174,18 +176,28 @@ struct MigrationTests {
                 #expect(try await store.read { try $0.query(rowsSQL) { $0.text(0) } } == rows)
                 #expect(try await store.read { try $0.query(sourcesSQL) { $0.text(0) } } == sources)
                 let table = try await store.read { try $0.query(tableSQL) { $0.text(0) } }.first ?? ""
-                #expect(!table.contains("IN (") && table.contains("source_id INTEGER"), "\(table)")
+                #expect(!table.contains("IN (") && table.contains("stream INTEGER"), "\(table)")
                 // The kind rule still holds (0012 opened it to app kinds: any name but the empty
-                // one), and so do the foreign key and the primary key.
+                // one; 0013 moved it to sync_streams), and so do sync_streams' foreign key and both
+                // primary keys (sync_records has a trigger instead of a foreign key: see 0013).
                 await #expect(throws: SQLiteError.self) {
-                    try await store.write { try $0.execute("INSERT INTO sync_records SELECT id, '', 'k', 1 FROM sync_sources") }
-                }
-                await #expect(throws: SQLiteError.self) {
-                    try await store.write { try $0.execute("INSERT INTO sync_records VALUES (999, 'framework', 'k', 1)") }
+                    try await store.write {
+                        try $0.execute("INSERT INTO sync_streams (source_id, kind) SELECT id, '' FROM sync_sources")
+                    }
                 }
                 await #expect(throws: SQLiteError.self) {
                     try await store.write {
-                        try $0.execute("INSERT INTO sync_records SELECT source_id, kind, key, 0 FROM sync_records LIMIT 1")
+                        try $0.execute("INSERT INTO sync_streams (source_id, kind) VALUES (999, 'framework')")
+                    }
+                }
+                await #expect(throws: SQLiteError.self) {
+                    try await store.write {
+                        try $0.execute("INSERT INTO sync_streams (source_id, kind) SELECT source_id, kind FROM sync_streams")
+                    }
+                }
+                await #expect(throws: SQLiteError.self) {
+                    try await store.write {
+                        try $0.execute("INSERT INTO sync_records SELECT stream, key, 0 FROM sync_records LIMIT 1")
                     }
                 }
                 // A tombstone deletes a record unchanged since it was received before the rebuild.
@@ -193,9 +205,11 @@ struct MigrationTests {
                 let report = try await store.sync(from: .file(feed))
                 #expect(report.frameworks.deleted == 1)
                 #expect(try await store.frameworks.find("a") == nil)
-                // Forgetting a source forgets what was received from it, and only that.
+                // Forgetting a source forgets what was received from it, and only that (its streams
+                // by their foreign key, their rows by the trigger).
                 try await store.write { try $0.execute("DELETE FROM sync_sources WHERE source LIKE '%other.json'") }
                 #expect(try await store.read { try $0.query("SELECT count(*) FROM sync_records") { $0.int(0) } } == [2])
+                #expect(try await store.read { try $0.query("SELECT count(*) FROM sync_streams") { $0.int(0) } } == [1])
             }
         }
     }

@@ -31,6 +31,10 @@ struct Reconciler: FeedSink {
     private var previousExisted = false
     /// Received hashes to write, batched; flushed before any read of them and by `finish()`.
     private var received: ReceivedHashBatch
+    /// The stream id (`sync_streams`) of each kind met so far from this source, and the last one
+    /// asked for: records come in runs of one kind.
+    private var streams: [RecordKind: Int64] = [:]
+    private var lastStream: (kind: RecordKind, id: Int64)?
 
     /// Records the source, its pages' validators and the policy (inside the sync's write
     /// transaction, so a failed sync leaves no trace of them), ready for the first record.
@@ -45,7 +49,7 @@ struct Reconciler: FeedSink {
         self.now = now
         self.report = SyncReport(status: status, source: source, policy: policy)
         sourceID = try SyncStateTable(db: db).saveSource(source, pages: validators, policy: policy, syncedAt: now)
-        received = ReceivedHashBatch(db: db, sourceID: sourceID)
+        received = ReceivedHashBatch(db: db)
         // Every kind is reported, those the feed did not hold with zero counts.
         for handler in kinds { report[handler.kind] = report[handler.kind] }
     }
@@ -79,6 +83,7 @@ struct Reconciler: FeedSink {
         let kind = Table.kind
         let id = Table.key(of: record)
         let remote = Table.hash(of: record)
+        let stream = try stream(kind)
         if policy != .threeWay {
             // Keep-existing and prefer-remote need no local hash: a new record is inserted by
             // one statement, and an existing one is compared inside SQLite. Which statement to
@@ -87,27 +92,27 @@ struct Reconciler: FeedSink {
             // statement per record, and a wrong one costs only that statement.
             var local: LocalComparison?
             if previousExisted {
-                local = try table.compare(record, sourceID: sourceID)
+                local = try table.compare(record, stream: stream)
             }
             if local == nil {
                 if try table.insertIfAbsent(record) {
                     previousExisted = false
-                    try received.set(remote, kind: kind, key: id)
+                    try received.set(remote, stream: stream, key: id)
                     report[kind].inserted += 1
                     return
                 }
-                local = try table.compare(record, sourceID: sourceID)
+                local = try table.compare(record, stream: stream)
             }
             previousExisted = true
             if local?.equal == true {
                 report[kind].unchanged += 1
                 // Usually already received as it is: then there is nothing to write.
-                if local?.received != remote { try received.set(remote, kind: kind, key: id) }
+                if local?.received != remote { try received.set(remote, stream: stream, key: id) }
             } else if policy == .keepExisting {
                 report[kind].kept += 1
             } else {
                 try table.update(record)
-                try received.set(remote, kind: kind, key: id)
+                try received.set(remote, stream: stream, key: id)
                 report[kind].updated += 1
             }
             return
@@ -121,21 +126,21 @@ struct Reconciler: FeedSink {
                 return
             }
             try table.insert(record)
-            try received.set(remote, kind: kind, key: id)
+            try received.set(remote, stream: stream, key: id)
             report[kind].inserted += 1
             return
         }
         let current = Table.hash(of: local)
         if current == remote {
             report[kind].unchanged += 1
-            try received.set(remote, kind: kind, key: id)
+            try received.set(remote, stream: stream, key: id)
             return
         }
         let receivedBefore = try receivedHash(kind, id)
         if receivedBefore == current {
             // Not changed locally since the last sync: take the remote change.
             try table.update(record)
-            try received.set(remote, kind: kind, key: id)
+            try received.set(remote, stream: stream, key: id)
             report[kind].updated += 1
         } else if receivedBefore == remote {
             // Only the local side changed: nothing new from the feed.
@@ -162,15 +167,29 @@ struct Reconciler: FeedSink {
         }
     }
 
+    /// The id of this source's stream of `kind`, made on first use (inside the transaction).
+    private mutating func stream(_ kind: RecordKind) throws -> Int64 {
+        if let lastStream, lastStream.kind == kind { return lastStream.id }
+        let id: Int64
+        if let known = streams[kind] {
+            id = known
+        } else {
+            id = try state.stream(sourceID: sourceID, kind: kind)
+            streams[kind] = id
+        }
+        lastStream = (kind, id)
+        return id
+    }
+
     /// The hash last received for `key`, with the buffered writes flushed first.
     private mutating func receivedHash(_ kind: RecordKind, _ key: String) throws -> UInt64? {
         try received.flush()
-        return try state.receivedHash(sourceID: sourceID, kind: kind, key: key)
+        return try state.receivedHash(stream: try stream(kind), key: key)
     }
 
     private mutating func forget(_ kind: RecordKind, _ key: String) throws {
         try received.flush()
-        try state.forget(sourceID: sourceID, kind: kind, key: key)
+        try state.forget(stream: try stream(kind), key: key)
     }
 
     private mutating func conflict(_ kind: RecordKind, _ id: String) {
@@ -210,7 +229,7 @@ struct Reconciler: FeedSink {
             }
         }
         try table.put(image.url, data: data, contentType: image.contentType)
-        try received.set(remote, kind: .image, key: image.url)
+        try received.set(remote, stream: try stream(.image), key: image.url)
         report.images.stored += 1
     }
 

@@ -51,21 +51,29 @@ struct SyncStateTable {
         return id
     }
 
-    /// The hash of `key` as last received from the source with id `sourceID`, if it was.
-    func receivedHash(sourceID: Int64, kind: RecordKind, key: String) throws -> UInt64? {
-        let statement = try db.cachedStatement(
-            literal: "SELECT hash FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?")
-        try statement.bind(sourceID, at: 1)
-        try statement.bind(kind.rawValue, at: 2)
-        try statement.bind(key, at: 3)
+    /// The id of the stream of `kind` from the source with id `sourceID` (`sync_streams`), which
+    /// `sync_records` rows refer to; made on first use.
+    func stream(sourceID: Int64, kind: RecordKind) throws -> Int64 {
+        let select = try db.cachedStatement(literal: "SELECT id FROM sync_streams WHERE source_id = ? AND kind = ?")
+        try select.bind(sourceID, at: 1)
+        try select.bind(kind.rawValue, at: 2)
+        defer { select.reset() }
+        if try select.step() { return select.int64(0) }
+        try db.execute("INSERT INTO sync_streams (source_id, kind) VALUES (?, ?)", [.integer(sourceID), .text(kind.rawValue)])
+        return db.lastInsertedRowID
+    }
+
+    /// The hash of `key` as last received in the stream with id `stream`, if it was.
+    func receivedHash(stream: Int64, key: String) throws -> UInt64? {
+        let statement = try db.cachedStatement(literal: "SELECT hash FROM sync_records WHERE stream = ? AND key = ?")
+        try statement.bind(stream, at: 1)
+        try statement.bind(key, at: 2)
         defer { statement.reset() }
         return try statement.step() ? UInt64(bitPattern: statement.int64(0)) : nil
     }
 
-    func forget(sourceID: Int64, kind: RecordKind, key: String) throws {
-        try db.execute(
-            "DELETE FROM sync_records WHERE source_id = ? AND kind = ? AND key = ?",
-            [.integer(sourceID), .text(kind.rawValue), .text(key)])
+    func forget(stream: Int64, key: String) throws {
+        try db.execute("DELETE FROM sync_records WHERE stream = ? AND key = ?", [.integer(stream), .text(key)])
     }
 
     /// Adds `entry`; returns its row id.

@@ -15,8 +15,9 @@ protocol SyncedTable {
     func update(_ record: Record) throws
     func delete(_ key: String) throws -> Bool
     /// The stored record with this record's key compared with it, and the hash last received
-    /// for that key from the source with id `sourceID`; nil if there is no such record.
-    func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison?
+    /// for that key in the stream (source and kind) with id `stream`; nil if there is no such
+    /// record.
+    func compare(_ record: Record, stream: Int64) throws -> LocalComparison?
 }
 
 /// How a stored record compares with the feed's.
@@ -29,10 +30,9 @@ struct LocalComparison {
 
 extension SyncedTable {
     /// Compares through the record hash; tables override it with one query.
-    func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
+    func compare(_ record: Record, stream: Int64) throws -> LocalComparison? {
         guard let local = try find(Self.key(of: record)) else { return nil }
-        let received = try SyncStateTable(db: database).receivedHash(
-            sourceID: sourceID, kind: Self.kind, key: Self.key(of: record))
+        let received = try SyncStateTable(db: database).receivedHash(stream: stream, key: Self.key(of: record))
         return LocalComparison(equal: Self.hash(of: local) == Self.hash(of: record), received: received)
     }
 }

@@ -83,13 +83,13 @@ public struct RecordTable<Record: StoreRecord> {
     }
 
     /// The stored record with this record's key compared with it column by column inside
-    /// SQLite (`IS`, so nulls compare equal), and the hash last received for it from source
-    /// `sourceID`; nil if there is no such record. One query, nothing read into Swift.
-    func compare(_ record: Record, sourceID: Int64) throws -> LocalComparison? {
+    /// SQLite (`IS`, so nulls compare equal), and the hash last received for it in the stream
+    /// `stream` (its source and kind); nil if there is no such record. One query, nothing read into Swift.
+    func compare(_ record: Record, stream: Int64) throws -> LocalComparison? {
         let count = Record.columns.count
         let statement = try db.cachedStatement(Self.sql.compare)
         try bindColumns(of: record, to: statement)
-        try statement.bind(sourceID, at: Int32(count + 1))
+        try statement.bind(stream, at: Int32(count + 1))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         return LocalComparison(
@@ -138,7 +138,7 @@ struct RecordSQL: Sendable {
         compare = """
             SELECT \(equalities.isEmpty ? "1" : equalities.joined(separator: " AND ")), r.hash
             FROM \(table) AS t
-            LEFT JOIN sync_records AS r ON r.source_id = ?\(count + 1) AND r.kind = '\(Record.kind.rawValue)' AND r.key = t.\(key)
+            LEFT JOIN sync_records AS r ON r.stream = ?\(count + 1) AND r.key = t.\(key)
             WHERE t.\(key) = ?1
             """
     }

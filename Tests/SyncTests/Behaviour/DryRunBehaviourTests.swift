@@ -54,7 +54,7 @@ struct DryRunBehaviourTests {
             let history = try await store.syncHistory()
             let bytesBefore = try await store.read { db in
                 try db.query(
-                    "SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3"
+                    "SELECT s.source, t.kind, r.key, r.hash FROM sync_records AS r JOIN sync_streams AS t ON t.id = r.stream JOIN sync_sources AS s ON s.id = t.source_id ORDER BY 1, 2, 3"
                 ) { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
             }
 
@@ -66,7 +66,7 @@ struct DryRunBehaviourTests {
             #expect(
                 try await store.read { db in
                     try db.query(
-                        "SELECT s.source, r.kind, r.key, r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1, 2, 3"
+                        "SELECT s.source, t.kind, r.key, r.hash FROM sync_records AS r JOIN sync_streams AS t ON t.id = r.stream JOIN sync_sources AS s ON s.id = t.source_id ORDER BY 1, 2, 3"
                     ) { "\($0.text(0)) \($0.text(1)) \($0.text(2)) \($0.int64(3))" }
                 } == bytesBefore)
             #expect(try await store.images.contains("img/local.png") == false)

@@ -323,7 +323,7 @@ struct FeedValidationBehaviourTests {
             let before = try await store.exportFeed()
             let state = { @Sendable (db: Database) throws -> [String] in
                 try db.query(
-                    "SELECT s.source || ' ' || r.kind || ' ' || r.key || ' ' || r.hash FROM sync_records AS r JOIN sync_sources AS s ON s.id = r.source_id ORDER BY 1"
+                    "SELECT s.source || ' ' || t.kind || ' ' || r.key || ' ' || r.hash FROM sync_records AS r JOIN sync_streams AS t ON t.id = r.stream JOIN sync_sources AS s ON s.id = t.source_id ORDER BY 1"
                 ) { $0.text(0) }
                     + db.query("SELECT 'log ' || count(*) FROM change_log") { $0.text(0) }
             }

@@ -10,15 +10,15 @@ extension EventTable: SyncedTable {
 
     /// One query, compared inside SQLite without reading the row into Swift (`IS`: notes may be
     /// null on both sides), as frameworks do.
-    func compare(_ event: Event, sourceID: Int64) throws -> LocalComparison? {
+    func compare(_ event: Event, stream: Int64) throws -> LocalComparison? {
         let statement = try db.cachedStatement(
             literal: """
                 SELECT e.title = ?2 AND e.date = ?3 AND e.notes IS ?4, r.hash
                 FROM events AS e
-                LEFT JOIN sync_records AS r ON r.source_id = ?5 AND r.kind = 'event' AND r.key = e.id
+                LEFT JOIN sync_records AS r ON r.stream = ?5 AND r.key = e.id
                 WHERE e.id = ?1
                 """)
-        try statement.bind(sourceID, at: 5)
+        try statement.bind(stream, at: 5)
         return try EventTable.withFields(of: event, boundTo: statement) {
             defer { statement.reset() }
             guard try statement.step() else { return nil }

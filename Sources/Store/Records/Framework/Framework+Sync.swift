@@ -10,15 +10,15 @@ extension FrameworkTable: SyncedTable {
 
     /// One query, compared inside SQLite without reading the row into Swift. Text compares
     /// byte for byte (the BINARY collation), as the record hash does.
-    func compare(_ framework: Framework, sourceID: Int64) throws -> LocalComparison? {
+    func compare(_ framework: Framework, stream: Int64) throws -> LocalComparison? {
         let statement = try db.cachedStatement(
             literal: """
                 SELECT f.name = ?2 AND f.image_name = ?3 AND f.url_string = ?4 AND f.description = ?5, r.hash
                 FROM frameworks AS f
-                LEFT JOIN sync_records AS r ON r.source_id = ?6 AND r.kind = 'framework' AND r.key = f.id
+                LEFT JOIN sync_records AS r ON r.stream = ?6 AND r.key = f.id
                 WHERE f.id = ?1
                 """)
-        try statement.bind(sourceID, at: 6)
+        try statement.bind(stream, at: 6)
         return try Self.withFields(of: framework, boundTo: statement) {
             defer { statement.reset() }
             guard try statement.step() else { return nil }
