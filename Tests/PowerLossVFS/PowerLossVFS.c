@@ -194,12 +194,9 @@ static int plCheckReservedLock(sqlite3_file *f, int *out) { return REAL(f)->pMet
 static int plFileControl(sqlite3_file *f, int op, void *arg) { return REAL(f)->pMethods->xFileControl(REAL(f), op, arg); }
 static int plSectorSize(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
 static int plDeviceCharacteristics(sqlite3_file *f) {
-    // No atomic or safe-append writes. Powersafe overwrite, as SQLite's unix VFS reports by
-    // default (SQLITE_POWERSAFE_OVERWRITE=1): a cut damages only the bytes of the writes it
-    // drops or tears, never bytes around them in the same sector, and that is the damage this
-    // VFS simulates. (The store syncs its own commits only on such a device: see WALSyncStage.)
+    // Nothing is promised beyond what a plain disk gives (no atomic or safe-append writes).
     (void)f;
-    return SQLITE_IOCAP_POWERSAFE_OVERWRITE;
+    return 0;
 }
 static int plShmMap(sqlite3_file *f, int region, int size, int extend, void volatile **out) {
     return REAL(f)->pMethods->xShmMap(REAL(f), region, size, extend, out);

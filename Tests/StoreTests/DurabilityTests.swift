@@ -25,9 +25,7 @@ struct DurabilityTests {
     @Test(
         "each mode sets synchronous on the writer connection, in WAL mode",
         arguments: [
-            // Under .full with group commit the store syncs each commit itself (WALSyncStage):
-            // the connection runs NORMAL.
-            (Store.Durability.normal, Int64(1)), (Store.Durability.full, Int64(1)),
+            (Store.Durability.normal, Int64(1)), (Store.Durability.full, Int64(2)),
         ])
     func writerConnectionUsesTheMode(durability: Store.Durability, synchronous: Int64) async throws {
         try await withTemporaryStore(configuration: Self.configuration(durability)) { store, _ throws in
@@ -44,19 +42,13 @@ struct DurabilityTests {
         try await withTemporaryDirectory { directory throws in
             let path = directory.databasePath
             try await withStore(at: path, configuration: Self.configuration(.full)) { store throws in
-                #expect(store.writer.syncsAfterCommit)
+                #expect(try await Self.writerSynchronous(store) == 2)
             }
             try await withStore(at: path, configuration: Self.configuration(.normal)) { store throws in
                 #expect(try await Self.writerSynchronous(store) == 1)
             }
             try await withStore(at: path) { store throws in
-                #expect(store.writer.syncsAfterCommit)
-            }
-            var unbatched = Self.configuration(.full)
-            unbatched.maximumWritesPerTransaction = 1
-            try await withStore(at: path, configuration: unbatched) { store throws in
                 #expect(try await Self.writerSynchronous(store) == 2)
-                #expect(!store.writer.syncsAfterCommit)
             }
         }
     }

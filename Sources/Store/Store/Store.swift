@@ -189,7 +189,6 @@ public final class Store: Sendable {
             path: path ?? ":memory:", options: options,
             maximumBatchSize: configuration.maximumWritesPerTransaction,
             gathersBatches: configuration.durability == .full,
-            syncsAfterCommit: configuration.durability == .full && path != nil,
             observedTables: ObservedKindTable.all(registering: configuration.recordTypes), now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in

@@ -49,17 +49,12 @@ actor DatabaseWriter {
     /// How many writes the last batch held, and how long its COMMIT took (when gathering).
     private var lastBatchSize = 0
     private var lastCommitDuration: Duration = .zero
-    /// Under `.full` with group commit: syncs each commit after the writer moved on, and answers
-    /// its callers then (see `WALSyncStage`); nil when every COMMIT syncs itself.
-    private let syncStage: WALSyncStage?
 
     /// Opens the connection and runs `prepare` on it (pragmas, migrations) before any write.
     init(
         path: String, options: Database.OpenOptions,
         maximumBatchSize: Int = .max,
         gathersBatches: Bool = false,
-        syncsAfterCommit: Bool = false,
-        maximumConcurrentSyncs: Int = 2,
         observedTables: [ObservedKindTable] = ObservedKindTable.builtIn,
         now: @escaping @Sendable () -> Date,
         willCommit: @escaping @Sendable (_ transaction: Int64) -> Void,
@@ -68,11 +63,6 @@ actor DatabaseWriter {
     ) throws {
         let database = try Database(path: path, options: options)
         try prepare(database)
-        if syncsAfterCommit, maximumBatchSize > 1 {
-            syncStage = try WALSyncStage.prepare(database, maximumConcurrentSyncs: maximumConcurrentSyncs)
-        } else {
-            syncStage = nil
-        }
         database.collectChanges(of: observedTables)
         self.database = database
         self.now = now
@@ -84,15 +74,9 @@ actor DatabaseWriter {
     }
 
     /// Runs `body` on the writer connection outside any write batch (migrations, pragmas).
-    /// With a sync stage, what `body` committed is synced before this returns (its commits
-    /// skipped their sync, see `WALSyncStage`), so a migration is as durable as under FULL.
     func exclusive<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         guard let database else { throw StoreError.closed }
-        guard let syncStage else { return try body(database) }
-        if let failure = syncStage.failure { throw failure }
-        let result = Result { try body(database) }
-        try syncStage.syncNow()
-        return try result.get()
+        return try body(database)
     }
 
     /// Runs `body` in a write transaction and returns its result once committed.
@@ -115,9 +99,6 @@ actor DatabaseWriter {
         }
     }
 
-    /// Whether commits skip their own sync and a sync stage answers their callers (for tests).
-    nonisolated var syncsAfterCommit: Bool { syncStage != nil }
-
     /// Writes queued and not yet taken into a transaction (for tests).
     nonisolated var queuedWrites: Int { mailbox.count }
 
@@ -131,8 +112,6 @@ actor DatabaseWriter {
 
     private func closeConnection() {
         drain()
-        // Every commit's callers answered (durable, or failed) before the WAL's file object goes.
-        syncStage?.waitUntilIdle()
         // Closed here, not whenever the last reference goes: see `Database.close()`.
         database?.close()
         database = nil
@@ -176,27 +155,12 @@ actor DatabaseWriter {
             batch = started
         }
         let outcomes: [(any Error)?]
-        var committed = false
-        if let failure = syncStage?.failure {
-            // A sync failed: nothing committed from now on could be promised durable.
-            outcomes = Array(repeating: failure, count: batch.count)
-        } else if let database {
-            (outcomes, committed) = run(batch, on: database)
+        if let database {
+            outcomes = run(batch, on: database)
         } else {
             outcomes = Array(repeating: StoreError.closed, count: batch.count)
         }
-        guard let syncStage, committed else {
-            for (write, outcome) in zip(batch, outcomes) { write.finish(outcome) }
-            return true
-        }
-        // Committed, not yet durable: the failed writes are answered now, the others once the
-        // sync stage has synced the WAL past this commit, while this writer goes on.
-        var durable: [any PendingWrite] = []
-        durable.reserveCapacity(batch.count)
-        for (write, outcome) in zip(batch, outcomes) {
-            if let outcome { write.finish(outcome) } else { durable.append(write) }
-        }
-        syncStage.committed(durable)
+        for (write, outcome) in zip(batch, outcomes) { write.finish(outcome) }
         return true
     }
 
@@ -217,18 +181,6 @@ actor DatabaseWriter {
     /// before BEGIN, so each caller is still answered right after the commit that holds its
     /// write.
     private func takeBatch() -> [any PendingWrite] {
-        if let syncStage {
-            // The callers of earlier batches are answered by the sync stage, not here: run
-            // whatever is queued. If nothing is, wait a moment while callers are still waiting
-            // for a sync (they post their next writes as soon as it answers them), rather than go
-            // idle and be woken by a new task each time.
-            if mailbox.count == 0, syncStage.hasPending {
-                mailbox.waitUntilQueued(1, atMost: .milliseconds(5))
-            }
-            let batch = mailbox.take(maximumBatchSize)
-            lastBatchSize = batch.count
-            return batch
-        }
         if gathersBatches, lastBatchSize > 1 {
             mailbox.waitUntilQueued(min(lastBatchSize, maximumBatchSize), atMost: min(lastCommitDuration / 2, .milliseconds(5)))
         }
@@ -239,15 +191,15 @@ actor DatabaseWriter {
 
     /// Runs `batch` in one transaction and returns, once the transaction's fate is known, each
     /// write's outcome: nil if it committed, else the error to answer it with.
-    private func run(_ batch: [any PendingWrite], on database: Database) -> (outcomes: [(any Error)?], committed: Bool) {
+    private func run(_ batch: [any PendingWrite], on database: Database) -> [(any Error)?] {
         do {
             try database.execute(literal: "BEGIN IMMEDIATE TRANSACTION")
         } catch let error as SQLiteError where error.code == SQLiteError.busy {
             // The busy handler waited the whole timeout: another process kept the write lock.
             let timeout = StoreError.writeLockTimeout(path: database.path, waited: busyTimeout)
-            return (Array(repeating: timeout, count: batch.count), false)
+            return Array(repeating: timeout, count: batch.count)
         } catch {
-            return (Array(repeating: error, count: batch.count), false)
+            return Array(repeating: error, count: batch.count)
         }
         // The hooks collect the batch's changes (see ChangeCollector); anything collected
         // outside a write (an `exclusive` body in autocommit mode) is not a write's and is dropped.
@@ -257,7 +209,7 @@ actor DatabaseWriter {
             try changes.resolveColumnsIfNeeded(database)
         } catch {
             database.rollbackIfNeeded()
-            return (Array(repeating: error, count: batch.count), false)
+            return Array(repeating: error, count: batch.count)
         }
         var outcomes: [(any Error)?] = []
         outcomes.reserveCapacity(batch.count)
@@ -277,13 +229,13 @@ actor DatabaseWriter {
             // transaction: every write of the batch so far is then lost, and the rest cannot run.
             if let error, !database.isInTransaction {
                 changes.discardAll()
-                return (Array(repeating: error, count: batch.count), false)
+                return Array(repeating: error, count: batch.count)
             }
         }
         if batch.count == 1, outcomes[0] != nil {
             database.rollbackIfNeeded()
             changes.discardAll()
-            return (outcomes, false)
+            return outcomes
         }
         do {
             // The change log is written in the same transaction: observers in this process and
@@ -297,11 +249,11 @@ actor DatabaseWriter {
         } catch {
             database.rollbackIfNeeded()
             changes.discardAll()
-            return (outcomes.map { $0 ?? error }, false)
+            return outcomes.map { $0 ?? error }
         }
         let committed = changes.takeCommitted()
         if !committed.isEmpty { onCommit(committed) }
-        return (outcomes, true)
+        return outcomes
     }
 
     private func logsChanges(_ database: Database) throws -> Bool {
@@ -335,7 +287,7 @@ actor DatabaseWriter {
 }
 
 /// A queued write, as the writer sees it.
-protocol PendingWrite: AnyObject {
+private protocol PendingWrite: AnyObject {
     /// Set when the caller's task is cancelled.
     var cancellation: CancellationFlag { get }
     /// Performs the write inside the open transaction; its error, if it threw.
