@@ -51,11 +51,15 @@ package enum OutputFile {
     /// now, or has written and not yet renamed into place, for a process about to exit without
     /// unwinding; such a write then fails.
     package static func removeTemporaries() {
-        for temporary in inProgress.takeAll() { unlink(temporary) }
+        let temporaries = inProgress.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
+        for temporary in temporaries { unlink(temporary) }
     }
 
     /// The temporary files of the writes under way.
-    private static let inProgress = TemporaryFiles()
+    private static let inProgress = LockedBox<Set<String>>([])
 
     /// For storectl's end-to-end tests only (`STORECTL_TEST_PAUSE_AFTER_TEMPORARY`): when set,
     /// called on the writing thread with each temporary file's path right after it is created,
@@ -65,12 +69,12 @@ package enum OutputFile {
         set { hook.withLock { $0 = newValue } }
     }
 
-    private static let hook = LockedHook()
+    private static let hook = LockedBox<(@Sendable (String) -> Void)?>(nil)
 
     /// Removes a temporary file that will not be renamed into place.
     private static func discard(_ temporary: String) {
         unlink(temporary)
-        inProgress.remove(temporary)
+        _ = inProgress.withLock { $0.remove(temporary) }
     }
 
     /// Writes `data` to a new temporary file beside `path`, in chunks of 1 MiB with the calling
@@ -114,7 +118,7 @@ package enum OutputFile {
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        inProgress.insert(temporary)
+        _ = inProgress.withLock { $0.insert(temporary) }
         // mkstemp makes it 0600: give it what a new file gets (0666 less the umask), or the mode
         // of the file it replaces.
         let mask = umask(0)
@@ -154,7 +158,7 @@ package enum OutputFile {
             guard rename(files[index].temporary, files[index].path) == 0 else {
                 throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
             }
-            inProgress.remove(files[index].temporary)
+            _ = inProgress.withLock { $0.remove(files[index].temporary) }
             pending.removeLast()
         }
         // The renames are durable once each folder is flushed.
@@ -193,36 +197,6 @@ package enum OutputFile {
         guard let real = realpath(folder(of: path), nil) else { return nil }
         defer { free(real) }
         return String(cString: real) + "/" + (path as NSString).lastPathComponent
-    }
-}
-
-/// The paths of temporary files being written, shared by every thread of the process.
-private final class TemporaryFiles: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `paths` is read and written only while `lock` is held.
-    private let lock = NSLock()
-    private var paths: Set<String> = []
-
-    func insert(_ path: String) { _ = lock.withLock { paths.insert(path) } }
-
-    func remove(_ path: String) { _ = lock.withLock { paths.remove(path) } }
-
-    func takeAll() -> Set<String> {
-        lock.withLock {
-            defer { paths.removeAll() }
-            return paths
-        }
-    }
-}
-
-/// The test hook of `OutputFile.temporaryCreated`, set once by storectl's main and read by
-/// every write.
-private final class LockedHook: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `hook` is read and written only while `lock` is held.
-    private let lock = NSLock()
-    private var hook: (@Sendable (String) -> Void)?
-
-    func withLock<T>(_ body: (inout (@Sendable (String) -> Void)?) -> T) -> T {
-        lock.withLock { body(&hook) }
     }
 }
 

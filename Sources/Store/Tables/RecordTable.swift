@@ -91,10 +91,7 @@ public struct RecordTable<Record: StoreRecord> {
         try bindColumns(of: record, to: statement)
         try statement.bind(stream, at: Int32(count + 1))
         defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return LocalComparison(
-            equal: statement.int64(0) == 1,
-            received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
+        return try LocalComparison(stepping: statement)
     }
 
     /// The record's content hash for sync: every column value, in order.
@@ -145,21 +142,15 @@ struct RecordSQL: Sendable {
 
     /// The statements of `type`, built on first use.
     static func of<Record: StoreRecord>(_ type: Record.Type) -> RecordSQL {
-        cache.lock.lock()
-        defer { cache.lock.unlock() }
-        if let sql = cache.byType[ObjectIdentifier(type)] { return sql }
-        let sql = RecordSQL(type)
-        cache.byType[ObjectIdentifier(type)] = sql
-        return sql
+        cache.withLock { byType in
+            if let sql = byType[ObjectIdentifier(type)] { return sql }
+            let sql = RecordSQL(type)
+            byType[ObjectIdentifier(type)] = sql
+            return sql
+        }
     }
 
-    private static let cache = Cache()
-
-    /// `@unchecked Sendable`: `byType` is only read or written with `lock` held (in `of(_:)`).
-    private final class Cache: @unchecked Sendable {
-        let lock = NSLock()
-        var byType: [ObjectIdentifier: RecordSQL] = [:]
-    }
+    private static let cache = LockedBox<[ObjectIdentifier: RecordSQL]>([:])
 }
 
 extension RecordTable: SyncedTable {
