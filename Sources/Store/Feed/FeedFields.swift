@@ -217,15 +217,24 @@ public struct FeedFields {
 
     /// Byte equality, the length first (O(1) for native strings).
     static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        let count = lhs.utf8.count
-        guard count == rhs.utf8.count else { return false }
-        // Native strings are contiguous: one memcmp, not a walk of two views.
+        lhs.utf8.count == rhs.utf8.count && compareBytes(lhs, rhs) == 0
+    }
+
+    /// The order of two keys' UTF-8 bytes (as SQLite's BINARY collation orders them): negative,
+    /// zero or positive.
+    static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
         let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
-            rhs.utf8.withContiguousStorageIfAvailable { right in
-                count == 0 || memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Int in
+                let common = min(left.count, right.count)
+                if common > 0 {
+                    let order = memcmp(left.baseAddress!, right.baseAddress!, common)
+                    if order != 0 { return Int(order) }
+                }
+                return left.count - right.count
             }
         }
-        return (compared ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
+        if let order = compared ?? nil { return order }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : lhs.utf8.elementsEqual(rhs.utf8) ? 0 : 1
     }
 
     /// A value as a problem names it: `the number 3`, `the string 'x'`, `an array`.

@@ -50,7 +50,7 @@ struct FeedKeyRegistry {
     /// (and notes nothing).
     mutating func insert(_ key: String, slot: Int, at location: KeyLocation) -> KeyLocation? {
         if disk == nil, memoryCount < memoryLimit, memory[slot].isEmpty,
-            ascending[slot].last.map({ Self.compareBytes($0.key, key) < 0 }) ?? true
+            ascending[slot].last.map({ FeedFields.compareBytes($0.key, key) < 0 }) ?? true
         {
             // After every key so far: new, and the run stays in order.
             ascending[slot].append((key, location))
@@ -84,28 +84,11 @@ struct FeedKeyRegistry {
         var (low, high) = (0, run.count)
         while low < high {
             let middle = (low + high) / 2
-            let order = Self.compareBytes(run[middle].key, key)
+            let order = FeedFields.compareBytes(run[middle].key, key)
             if order == 0 { return run[middle].location }
             if order < 0 { low = middle + 1 } else { high = middle }
         }
         return nil
-    }
-
-    /// The order of two keys' UTF-8 bytes (as SQLite's BINARY collation orders them): negative,
-    /// zero or positive.
-    static func compareBytes(_ lhs: String, _ rhs: String) -> Int {
-        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in
-            rhs.utf8.withContiguousStorageIfAvailable { right -> Int in
-                let common = min(left.count, right.count)
-                if common > 0 {
-                    let order = memcmp(left.baseAddress!, right.baseAddress!, common)
-                    if order != 0 { return Int(order) }
-                }
-                return left.count - right.count
-            }
-        }
-        if let order = compared ?? nil { return order }
-        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : lhs.utf8.elementsEqual(rhs.utf8) ? 0 : 1
     }
 
     private mutating func insertOnDisk(_ key: String, slot: Int, at location: KeyLocation) throws -> KeyLocation? {

@@ -19,6 +19,17 @@ public struct RecordKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// Cached images, keyed by url.
     public static let image = RecordKind(rawValue: "image")
 
+    /// Whether `text` is a plain name: a lowercase ASCII letter, then lowercase letters, digits
+    /// and `_`. The rule for a registered kind's name, table and columns (they go into SQL and
+    /// feed paths as they are), and for a kind named on storectl's command line.
+    package static func isPlainName(_ text: String) -> Bool {
+        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
+        return text.utf8.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                || $0 == UInt8(ascii: "_")
+        }
+    }
+
     /// The built-in kinds, in the feed's order.
     public static let allCases: [RecordKind] = [.framework, .order, .event, .image]
 

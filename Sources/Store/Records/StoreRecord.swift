@@ -65,22 +65,14 @@ enum RecordTypeCheck {
     static func problem(_ type: any StoreRecord.Type) -> String? {
         let name = type.kind.rawValue
         if RecordKind.allCases.contains(type.kind) { return "the kind '\(name)' is built in" }
-        if !isIdentifier(name) { return "the kind '\(name)' must be lowercase letters, digits and _" }
-        if !isIdentifier(type.table) {
+        if !RecordKind.isPlainName(name) { return "the kind '\(name)' must be lowercase letters, digits and _" }
+        if !RecordKind.isPlainName(type.table) {
             return "the table '\(type.table)' of kind '\(name)' must be lowercase letters, digits and _"
         }
         if type.columns.isEmpty { return "the kind '\(name)' declares no column" }
-        if let column = type.columns.first(where: { !isIdentifier($0) }) {
+        if let column = type.columns.first(where: { !RecordKind.isPlainName($0) }) {
             return "the column '\(column)' of kind '\(name)' must be lowercase letters, digits and _"
         }
         return nil
-    }
-
-    private static func isIdentifier(_ text: String) -> Bool {
-        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
-        return text.utf8.allSatisfy {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                || $0 == UInt8(ascii: "_")
-        }
     }
 }

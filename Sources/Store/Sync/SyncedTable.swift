@@ -28,6 +28,16 @@ struct LocalComparison {
     let received: UInt64?
 }
 
+extension LocalComparison {
+    /// Steps a compare query whose row is `(stored equals feed's, received hash)`: nil when it
+    /// returns no row (no stored record with that key). The caller resets the statement.
+    init?(stepping statement: Statement) throws {
+        guard try statement.step() else { return nil }
+        equal = statement.int64(0) == 1
+        received = statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1))
+    }
+}
+
 extension SyncedTable {
     /// Compares through the record hash; tables override it with one query.
     func compare(_ record: Record, stream: Int64) throws -> LocalComparison? {

@@ -22,16 +22,8 @@ extension RecordKind: ExpressibleByArgument {
     /// ASCII letter, then lowercase letters, digits and `_`). storectl does not know an app's
     /// types, so a well-formed name is taken as it is; `Reminder` or `order-item` is refused.
     public init?(argument: String) {
-        guard Self.isKindName(argument) else { return nil }
+        guard Self.isPlainName(argument) else { return nil }
         self.init(rawValue: argument)
-    }
-
-    static func isKindName(_ text: String) -> Bool {
-        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
-        return text.utf8.allSatisfy {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                || $0 == UInt8(ascii: "_")
-        }
     }
 }
 

@@ -21,10 +21,7 @@ extension EventTable: SyncedTable {
         try statement.bind(stream, at: 5)
         return try EventTable.withFields(of: event, boundTo: statement) {
             defer { statement.reset() }
-            guard try statement.step() else { return nil }
-            return LocalComparison(
-                equal: statement.int64(0) == 1,
-                received: statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1)))
+            return try LocalComparison(stepping: statement)
         }
     }
 }
