@@ -81,4 +81,31 @@ struct MoneyTests {
         let amounts = try ["3", "0.30", "2.49", "0"].map { try #require(Money($0)) }
         #expect(amounts.sorted().map(\.description) == ["0.00", "0.30", "2.49", "3.00"])
     }
+
+    /// The fast path for plain decimals (`plainCents`) must read every text it takes exactly as
+    /// the general parser does, and leave it every text it cannot take: texts of the shapes
+    /// around its edges (leading zeros, 15 and 16 digits, 0 to 3 fraction digits, a bare point,
+    /// signs, exponents), random and fixed.
+    @Test func fastPathAgreesWithTheGeneralParser() {
+        var generator = SystemRandomNumberGenerator()
+        func digits(_ count: Int) -> String {
+            String((0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+        }
+        var texts = [
+            "0", "00", "007", "0.5", "0.05", "12.", ".5", "1.234", "999999999999999", "999999999999999.99",
+            "9999999999999999", "92233720368547758.07", "-1", "+1", "1e2", "1.2e1", "1..2", "1.-2", "١٢", "",
+        ]
+        for _ in 0..<5_000 {
+            let integer = digits(Int.random(in: 0...17, using: &generator))
+            let fraction = Int.random(in: -1...3, using: &generator)
+            texts.append(fraction < 0 ? integer : integer + "." + digits(fraction))
+        }
+        for text in texts {
+            let fast = Money.plainCents(text)
+            if let fast { #expect(Money.parseAnyAmount(text) == .cents(fast), "\(text.debugDescription)") }
+            #expect(Money.parseAmount(text) == Money.parseAnyAmount(text), "\(text.debugDescription)")
+        }
+        // It does take the common shapes.
+        #expect(Money.plainCents("2.49") == 249 && Money.plainCents("12") == 1_200 && Money.plainCents("0.5") == 50)
+    }
 }

@@ -77,7 +77,7 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// digits (`2.49`, `12`, `0.5`), read in place; nil for any other text, which `parseAmount`
     /// reads the general way (exponents, trailing zeros, signs). Every item of an order's feed
     /// has a price: the general way built four arrays for each.
-    private static func plainCents(_ text: String) -> Int64? {
+    static func plainCents(_ text: String) -> Int64? {
         var text = text
         return text.withUTF8 { bytes -> Int64? in
             var value: Int64 = 0
@@ -108,6 +108,12 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// is not an amount at all.
     package static func parseAmount(_ text: String) -> ParsedAmount {
         if let cents = plainCents(text) { return .cents(cents) }
+        return parseAnyAmount(text)
+    }
+
+    /// `parseAmount` for any shape (signs, exponents, trailing zeros); the reference the fast
+    /// path `plainCents` is tested against.
+    static func parseAnyAmount(_ text: String) -> ParsedAmount {
         var utf8 = Substring(text).utf8[...]
         guard !utf8.isEmpty else { return .invalid }
         if utf8.first == UInt8(ascii: "-") {
