@@ -97,29 +97,14 @@ enum RecordKinds {
 }
 
 /// An app's kind (a `StoreRecord`), read, synced and exported through its `RecordTable`.
-struct AppKindHandler<R: StoreRecord>: RecordKindHandler {
+struct AppKindHandler<R: StoreRecord>: TableBackedKind {
     var kind: RecordKind { R.kind }
     var observedTables: [ObservedKindTable] {
         R.observedTables.map { ObservedKindTable(R.kind, $0, holdsRecords: $0.table == R.table) }
     }
 
     func decode(_ fields: inout FeedFields) -> R? { R.decode(&fields) }
-
-    func reconcile(_ record: R, with reconciler: inout Reconciler) throws {
-        try reconciler.reconcile(record, in: reconciler.db.records(R.self))
-    }
-
-    func tombstone(_ key: String, with reconciler: inout Reconciler) throws {
-        try reconciler.tombstone(key, in: reconciler.db.records(R.self))
-    }
-
+    func table(_ db: Database) -> RecordTable<R> { db.records(R.self) }
     func count(_ db: Database) throws -> Int { try db.records(R.self).count() }
-
-    func forEachFeedValue(_ db: Database, includingData: Bool, _ body: (JSONValue) throws -> Void) throws {
-        try db.records(R.self).forEachRecord { try body($0.feedValue) }
-    }
-
-    func feedValue(of key: String, in db: Database) throws -> JSONValue? { try db.records(R.self).find(key)?.feedValue }
-
     func feedValue(of record: R) -> JSONValue { record.feedValue }
 }

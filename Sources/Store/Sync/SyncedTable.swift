@@ -1,7 +1,7 @@
 import Foundation
 
-/// A table that sync reconciles record by record: each kind's table but images' (which have
-/// their own rules). The reconciler is generic over it, so each kind's calls are direct.
+/// A table that sync reconciles record by record, and export reads in key order: each kind's
+/// table but images' (which have their own rules). The reconciler is generic over it, so each kind's calls are direct.
 protocol SyncedTable {
     associatedtype Record
     static var kind: RecordKind { get }
@@ -18,6 +18,8 @@ protocol SyncedTable {
     /// for that key in the stream (source and kind) with id `stream`; nil if there is no such
     /// record.
     func compare(_ record: Record, stream: Int64) throws -> LocalComparison?
+    /// Every record, one at a time in key order (export, publish).
+    func forEachRecord(_ body: (Record) throws -> Void) throws
 }
 
 /// How a stored record compares with the feed's.

@@ -2,24 +2,15 @@ import Foundation
 
 // Events as a kind: how the generic layers read, sync, export and observe them.
 
-/// The event kind's handler (see `RecordKindHandler`). Its changes carry their dates.
-struct EventKind: RecordKindHandler {
+/// The event kind's handler (see `TableBackedKind`). Its changes carry their dates.
+struct EventKind: TableBackedKind {
     var kind: RecordKind { .event }
     var observedTables: [ObservedKindTable] {
         [ObservedKindTable(.event, ObservedTable(table: "events", keyColumn: "id", dateColumn: "date"))]
     }
 
     func decode(_ fields: inout FeedFields) -> Event? { Event.decode(&fields) }
-    func reconcile(_ record: Event, with reconciler: inout Reconciler) throws {
-        try reconciler.reconcile(record, in: reconciler.db.events)
-    }
-    func tombstone(_ key: String, with reconciler: inout Reconciler) throws {
-        try reconciler.tombstone(key, in: reconciler.db.events)
-    }
-    func forEachFeedValue(_ db: Database, includingData: Bool, _ body: (JSONValue) throws -> Void) throws {
-        try db.events.forEachByID { try body($0.jsonValue) }
-    }
-    func feedValue(of key: String, in db: Database) throws -> JSONValue? { try db.events.find(key)?.jsonValue }
+    func table(_ db: Database) -> EventTable { db.events }
     func feedValue(of record: Event) -> JSONValue { record.jsonValue }
 }
 

@@ -26,7 +26,7 @@ public struct EventTable {
     }
 
     /// Every event, ordered by id (bytewise), one at a time from a cursor (none is kept).
-    func forEachByID(_ body: (Event) throws -> Void) throws {
+    func forEachRecord(_ body: (Event) throws -> Void) throws {
         try db.forEachRow("SELECT \(Self.columns) FROM events ORDER BY id") { try body(try Self.decode($0)) }
     }
 

@@ -2,24 +2,15 @@ import Foundation
 
 // Frameworks as a kind: how the generic layers read, sync, export and observe them.
 
-/// The framework kind's handler (see `RecordKindHandler`).
-struct FrameworkKind: RecordKindHandler {
+/// The framework kind's handler (see `TableBackedKind`).
+struct FrameworkKind: TableBackedKind {
     var kind: RecordKind { .framework }
     var observedTables: [ObservedKindTable] {
         [ObservedKindTable(.framework, ObservedTable(table: "frameworks", keyColumn: "id"))]
     }
 
     func decode(_ fields: inout FeedFields) -> Framework? { Framework.decode(&fields) }
-    func reconcile(_ record: Framework, with reconciler: inout Reconciler) throws {
-        try reconciler.reconcile(record, in: reconciler.db.frameworks)
-    }
-    func tombstone(_ key: String, with reconciler: inout Reconciler) throws {
-        try reconciler.tombstone(key, in: reconciler.db.frameworks)
-    }
-    func forEachFeedValue(_ db: Database, includingData: Bool, _ body: (JSONValue) throws -> Void) throws {
-        try db.frameworks.forEachRecord { try body($0.jsonValue) }
-    }
-    func feedValue(of key: String, in db: Database) throws -> JSONValue? { try db.frameworks.find(key)?.jsonValue }
+    func table(_ db: Database) -> FrameworkTable { db.frameworks }
     func feedValue(of record: Framework) -> JSONValue { record.jsonValue }
 }
 

@@ -3,8 +3,8 @@ import Foundation
 // Orders as a kind: how the generic layers read, sync, export and observe them. An order is
 // stored in two tables (`orders`, `order_items`); both are observed as the order's.
 
-/// The order kind's handler (see `RecordKindHandler`).
-struct OrderKind: RecordKindHandler {
+/// The order kind's handler (see `TableBackedKind`).
+struct OrderKind: TableBackedKind {
     var kind: RecordKind { .order }
     var observedTables: [ObservedKindTable] {
         [
@@ -14,16 +14,7 @@ struct OrderKind: RecordKindHandler {
     }
 
     func decode(_ fields: inout FeedFields) -> Order? { Order.decode(&fields) }
-    func reconcile(_ record: Order, with reconciler: inout Reconciler) throws {
-        try reconciler.reconcile(record, in: reconciler.db.orders)
-    }
-    func tombstone(_ key: String, with reconciler: inout Reconciler) throws {
-        try reconciler.tombstone(key, in: reconciler.db.orders)
-    }
-    func forEachFeedValue(_ db: Database, includingData: Bool, _ body: (JSONValue) throws -> Void) throws {
-        try db.orders.forEachRecord { try body($0.jsonValue()) }
-    }
-    func feedValue(of key: String, in db: Database) throws -> JSONValue? { try db.orders.find(key)?.jsonValue() }
+    func table(_ db: Database) -> OrderTable { db.orders }
     func feedValue(of record: Order) -> JSONValue { record.jsonValue() }
 }
 
