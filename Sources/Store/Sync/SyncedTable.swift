@@ -31,9 +31,10 @@ struct LocalComparison {
 }
 
 extension LocalComparison {
-    /// Steps a compare query whose row is `(stored equals feed's, received hash)`: nil when it
-    /// returns no row (no stored record with that key). The caller resets the statement.
+    /// Steps a compare query whose row is `(stored equals feed's, received hash)`, then resets
+    /// it: nil when it returns no row (no stored record with that key).
     init?(stepping statement: Statement) throws {
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         equal = statement.int64(0) == 1
         received = statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1))

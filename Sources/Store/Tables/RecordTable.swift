@@ -90,7 +90,6 @@ public struct RecordTable<Record: StoreRecord> {
         let statement = try db.cachedStatement(Self.sql.compare)
         try bindColumns(of: record, to: statement)
         try statement.bind(stream, at: Int32(count + 1))
-        defer { statement.reset() }
         return try LocalComparison(stepping: statement)
     }
 

@@ -19,10 +19,7 @@ extension EventTable: SyncedTable {
                 WHERE e.id = ?1
                 """)
         try statement.bind(stream, at: 5)
-        return try EventTable.withFields(of: event, boundTo: statement) {
-            defer { statement.reset() }
-            return try LocalComparison(stepping: statement)
-        }
+        return try EventTable.withFields(of: event, boundTo: statement) { try LocalComparison(stepping: statement) }
     }
 }
 

@@ -19,10 +19,7 @@ extension FrameworkTable: SyncedTable {
                 WHERE f.id = ?1
                 """)
         try statement.bind(stream, at: 6)
-        return try Self.withFields(of: framework, boundTo: statement) {
-            defer { statement.reset() }
-            return try LocalComparison(stepping: statement)
-        }
+        return try Self.withFields(of: framework, boundTo: statement) { try LocalComparison(stepping: statement) }
     }
 }
 
