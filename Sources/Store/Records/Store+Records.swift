@@ -22,16 +22,22 @@ public struct FrameworkStore: Sendable {
     /// The number of frameworks.
     public func count() async throws -> Int { try await store.read { try $0.frameworks.count() } }
     /// Inserts a new framework; `StoreError.recordExists` if its id is taken.
-    public func insert(_ framework: Framework) async throws { try await store.write { try $0.frameworks.insert(framework) } }
+    public func insert(_ framework: Framework) async throws {
+        try await store.write(rerunnable: true) { try $0.frameworks.insert(framework) }
+    }
     /// Replaces an existing framework; `StoreError.recordNotFound` if there is none.
-    public func update(_ framework: Framework) async throws { try await store.write { try $0.frameworks.update(framework) } }
+    public func update(_ framework: Framework) async throws {
+        try await store.write(rerunnable: true) { try $0.frameworks.update(framework) }
+    }
     /// Inserts many frameworks in one transaction: all or none.
     public func insert(_ frameworks: [Framework]) async throws {
-        try await store.write { db in for framework in frameworks { try db.frameworks.insert(framework) } }
+        try await store.write(rerunnable: true) { db in for framework in frameworks { try db.frameworks.insert(framework) } }
     }
     /// Deletes the framework with this id; false if there was none.
     @discardableResult
-    public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.frameworks.delete(id) } }
+    public func delete(_ id: String) async throws -> Bool {
+        try await store.write(rerunnable: true) { try $0.frameworks.delete(id) }
+    }
 }
 
 /// `store.orders`: each method is one read or one write transaction.
@@ -47,12 +53,12 @@ public struct OrderStore: Sendable {
     /// The exact total of an order; nil if there is no such order.
     public func total(_ id: String) async throws -> Money? { try await store.read { try $0.orders.total(id) } }
     /// Inserts a new order with its items; `StoreError.recordExists` if its id is taken.
-    public func insert(_ order: Order) async throws { try await store.write { try $0.orders.insert(order) } }
+    public func insert(_ order: Order) async throws { try await store.write(rerunnable: true) { try $0.orders.insert(order) } }
     /// Replaces an order and all its items; `StoreError.recordNotFound` if there is none.
-    public func update(_ order: Order) async throws { try await store.write { try $0.orders.update(order) } }
+    public func update(_ order: Order) async throws { try await store.write(rerunnable: true) { try $0.orders.update(order) } }
     /// Deletes the order and its items; false if there was none.
     @discardableResult
-    public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.orders.delete(id) } }
+    public func delete(_ id: String) async throws -> Bool { try await store.write(rerunnable: true) { try $0.orders.delete(id) } }
 }
 
 /// `store.events`: each method is one read or one write transaction.
@@ -72,12 +78,12 @@ public struct EventStore: Sendable {
     /// The days of `month` that have events, with their counts.
     public func dates(in month: YearMonth) async throws -> [DateCount] { try await store.read { try $0.events.dates(in: month) } }
     /// Inserts a new event; `StoreError.recordExists` if its id is taken.
-    public func insert(_ event: Event) async throws { try await store.write { try $0.events.insert(event) } }
+    public func insert(_ event: Event) async throws { try await store.write(rerunnable: true) { try $0.events.insert(event) } }
     /// Replaces an existing event; `StoreError.recordNotFound` if there is none.
-    public func update(_ event: Event) async throws { try await store.write { try $0.events.update(event) } }
+    public func update(_ event: Event) async throws { try await store.write(rerunnable: true) { try $0.events.update(event) } }
     /// Deletes the event with this id; false if there was none.
     @discardableResult
-    public func delete(_ id: String) async throws -> Bool { try await store.write { try $0.events.delete(id) } }
+    public func delete(_ id: String) async throws -> Bool { try await store.write(rerunnable: true) { try $0.events.delete(id) } }
 }
 
 /// `store.images`: the image cache with its byte budget and LRU eviction.
@@ -91,7 +97,7 @@ public struct ImageStore: Sendable {
     /// records the access time that eviction orders by.
     public func get(_ url: String) async throws -> CachedImage? {
         let (budget, now) = (budget, clock.now())
-        return try await store.write { try $0.images(budget: budget, now: now).get(url) }
+        return try await store.write(rerunnable: true) { try $0.images(budget: budget, now: now).get(url) }
     }
 
     /// Stores (or replaces) the bytes for `url`, evicting least recently used entries beyond
@@ -99,7 +105,9 @@ public struct ImageStore: Sendable {
     @discardableResult
     public func put(_ url: String, data: Data, contentType: String? = nil) async throws -> [String] {
         let (budget, now) = (budget, clock.now())
-        return try await store.write { try $0.images(budget: budget, now: now).put(url, data: data, contentType: contentType) }
+        return try await store.write(rerunnable: true) {
+            try $0.images(budget: budget, now: now).put(url, data: data, contentType: contentType)
+        }
     }
 
     /// Every entry without its bytes.
@@ -118,14 +126,14 @@ public struct ImageStore: Sendable {
     @discardableResult
     public func delete(_ url: String) async throws -> Bool {
         let (budget, now) = (budget, clock.now())
-        return try await store.write { try $0.images(budget: budget, now: now).delete(url) }
+        return try await store.write(rerunnable: true) { try $0.images(budget: budget, now: now).delete(url) }
     }
 
     /// Evicts least recently used entries until the total fits the budget; returns their urls.
     @discardableResult
     public func prune() async throws -> [String] {
         let (budget, now) = (budget, clock.now())
-        return try await store.write { try $0.images(budget: budget, now: now).evictToBudget() }
+        return try await store.write(rerunnable: true) { try $0.images(budget: budget, now: now).evictToBudget() }
     }
 
     /// The image for `url`: from the cache if it holds it, else downloaded (through the store's

@@ -252,6 +252,13 @@ public final class Store: Sendable {
         try await writer.write(body)
     }
 
+    /// `write(_:)` for a body that touches nothing but the database and may therefore run more
+    /// than once (only its last run counts): the store's own record methods. Batched with other
+    /// such writes it needs no savepoint (see `DatabaseWriter`).
+    func write<T: Sendable>(rerunnable: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.write(rerunnable: rerunnable, body)
+    }
+
     // MARK: Migrations
 
     /// Applies pending migrations; returns those applied (empty if there was nothing to do).
