@@ -100,4 +100,35 @@ struct DurabilityTests {
             await #expect(throws: StoreError.self) { try await store.frameworks.insert(Fixtures.framework("after-close")) }
         }
     }
+
+    /// A gathering batch begins its transaction before its first write comes. When none comes
+    /// (the burst is over), that transaction must end: another connection can then take the
+    /// write lock at once, and the writer still writes.
+    @Test("after a burst under .full the writer holds no transaction: another connection writes at once")
+    func noTransactionIsLeftOpenAfterABurst() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let store = try await Store.open(at: directory.databasePath, configuration: Self.configuration(.full))
+            try await writeConcurrently(store, tasks: 8, writesPerTask: 20)
+            var options = Database.OpenOptions()
+            options.busyTimeout = .milliseconds(200)
+            let other = try Database(path: directory.databasePath, options: options)
+            // The writer's wait for writers that stopped coming lasts at most 5 ms.
+            var took = false
+            for _ in 0..<50 where !took {
+                took = (try? other.execute("BEGIN IMMEDIATE TRANSACTION")) != nil
+                if !took { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(took)
+            if took {
+                try other.execute(
+                    "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES ('other', 'Other', 'o', 'https://example.com', 'd')"
+                )
+                try other.execute("COMMIT TRANSACTION")
+            }
+            other.close()
+            try await store.frameworks.insert(Fixtures.framework("after"))
+            #expect(try await store.frameworks.count() == 8 * 20 + (took ? 2 : 1))
+            await store.close()
+        }
+    }
 }

@@ -170,15 +170,24 @@ actor DatabaseWriter {
     private func runNextBatch() -> Bool {
         let goal = gathersBatches && lastBatchSize > 1 ? min(lastBatchSize, maximumBatchSize) : 0
         let deadline = goal > 0 ? ContinuousClock.now + min(lastCommitDuration / 2, .milliseconds(5)) : nil
-        if let deadline { mailbox.waitUntilQueued(until: deadline) }
         var batch = WriteBatch(gathering: goal > 0)
-        if !take(into: &batch, goingIdleIfNone: true) { return false }
-        if batch.writes.isEmpty { return true } // every write taken had been cancelled
+        // Gathering, the transaction begins while the first write is still on its way, so that
+        // BEGIN is off the path from one commit to the next; if none comes, it ends unused.
+        var begun: (any Error)?? = nil
+        if let deadline {
+            if let database { begun = .some(begin(database)) }
+            mailbox.waitUntilQueued(until: deadline)
+        }
+        let anyQueued = take(into: &batch, goingIdleIfNone: true)
         guard let database else {
             for write in batch.writes { write.finish(StoreError.closed) }
-            return true
+            return anyQueued
         }
-        if let failure = begin(database) {
+        if batch.writes.isEmpty { // none queued, or every write taken had been cancelled
+            if case .some(nil) = begun { database.rollbackIfNeeded() }
+            return anyQueued
+        }
+        if let failure = begun ?? begin(database) {
             for write in batch.writes { write.finish(failure) }
             return true
         }
