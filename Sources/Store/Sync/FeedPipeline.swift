@@ -12,7 +12,8 @@ import Foundation
 ///   batches sent before, then rethrows that error;
 /// - when applying throws (a SQLite error, the sync cancelled), the reader is told to stop and
 ///   waited for before the error is rethrown;
-/// - `run` never returns, nor throws, while the reader still runs (`liveReaders` counts them).
+/// - `run` never returns, nor throws, while its reader still runs (`liveReaders(applyingTo:)`
+///   counts them).
 enum FeedPipeline {
     /// Records and tombstones per batch.
     static let batchSize = 256
@@ -27,9 +28,10 @@ enum FeedPipeline {
     /// by `run` (the writer's own error is).
     struct Stopped: Error {}
 
-    private static let readers = LockedBox(0)
-    /// How many reader threads are running: 0 whenever no sync is under way.
-    static var liveReaders: Int { readers.withLock { $0 } }
+    /// The reader threads running, by the connection their records are applied to.
+    private static let readers = LockedBox<[ObjectIdentifier: Int]>([:])
+    /// How many reader threads are running for syncs applied to `db`: 0 whenever none is under way.
+    static func liveReaders(applyingTo db: Database) -> Int { readers.withLock { $0[ObjectIdentifier(db)] ?? 0 } }
 
     /// Runs `read` on a new reader thread, handing it the sink it must feed the validator, and
     /// applies what it sends to `reconciler` here, on the calling thread (the writer's, inside
@@ -39,7 +41,8 @@ enum FeedPipeline {
     ) throws -> Output {
         let handOff = FeedHandOff(capacity: batchesInFlight)
         let output = LockedBox<Output?>(nil)
-        readers.withLock { $0 += 1 }
+        let connection = ObjectIdentifier(reconciler.db)
+        readers.withLock { $0[connection, default: 0] += 1 }
         let thread = Thread {
             var sink = FeedBatchSink(handOff: handOff, batchSize: batchSize)
             do {
@@ -52,7 +55,10 @@ enum FeedPipeline {
                 try? sink.flush()
                 handOff.finish(error)
             }
-            readers.withLock { $0 -= 1 }
+            readers.withLock { readers in
+                readers[connection]! -= 1
+                if readers[connection] == 0 { readers[connection] = nil }
+            }
             handOff.exit()
         }
         thread.name = threadName
