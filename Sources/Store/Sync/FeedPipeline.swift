@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sync's two threads: a reader thread of its own ("store.sync.reader", not the cooperative
+/// Sync's two threads: a reader thread of its own ("store.sync.read", not the cooperative
 /// pool) reads, validates, decodes and hashes the feed, while the writer's thread, inside the
 /// sync's transaction, applies the records to the `Reconciler` in feed order.
 ///
@@ -19,8 +19,8 @@ enum FeedPipeline {
     static let batchSize = 256
     /// Full batches that may wait for the writer.
     static let batchesInFlight = 3
-    /// The reader thread's name.
-    static let threadName = "store.sync.reader"
+    /// The reader thread's name: at most 15 bytes, the longest name a Linux thread can have.
+    static let threadName = "store.sync.read"
     /// How often (seconds) the writer, waiting for a batch, checks whether the sync was cancelled.
     static let cancellationInterval: TimeInterval = 0.05
 
@@ -44,6 +44,9 @@ enum FeedPipeline {
         let connection = ObjectIdentifier(reconciler.db)
         readers.withLock { $0[connection, default: 0] += 1 }
         let thread = Thread {
+            // Named again on the thread itself: on Linux a name given before `start()` does not
+            // reach the system thread (what `top -H`, `perf` and a debugger show).
+            Thread.current.name = threadName
             var sink = FeedBatchSink(handOff: handOff, batchSize: batchSize)
             do {
                 let value = try read(&sink)
