@@ -5,8 +5,9 @@ extension Store {
     ///
     /// Guarantees:
     /// - every page is read before anything is written; then, inside one write transaction,
-    ///   each record is read, checked and applied in turn, so memory stays near the feed's own
-    ///   size however many records it holds;
+    ///   each record is read, checked and applied in feed order (read and checked on a thread of
+    ///   the sync's own while the writer applies those before it, a few hundred at most), so
+    ///   memory stays near the feed's own size however many records it holds;
     /// - any problem in the feed throws `FeedValidationError` listing them all, and the
     ///   transaction is rolled back: the store is unchanged;
     /// - every record is decided inside that transaction (after the download), so a local edit
