@@ -37,9 +37,8 @@ protocol RecordKindHandler: Sendable {
     /// Decodes the record and, when it is valid, appends it to `feed`.
     func collect(_ fields: inout FeedFields, into feed: inout Feed)
 
-    /// Applies a feed record inside sync's transaction, by the reconciler's rules.
-    func reconcile(_ record: Record, with reconciler: inout Reconciler) throws
-    /// The same with the record's `remoteHash(of:)`, computed already (nil: none was).
+    /// Applies a feed record inside sync's transaction, by the reconciler's rules; `hash` is its
+    /// `remoteHash(of:)`, computed on the reader thread.
     func reconcile(_ record: Record, hash: UInt64?, with reconciler: inout Reconciler) throws
     /// Applies a tombstone inside sync's transaction.
     func tombstone(_ key: String, with reconciler: inout Reconciler) throws
@@ -78,10 +77,6 @@ extension RecordKindHandler {
     }
 
     func remoteHash(of record: Record) -> UInt64? { nil }
-
-    func reconcile(_ record: Record, hash: UInt64?, with reconciler: inout Reconciler) throws {
-        try reconcile(record, with: &reconciler)
-    }
 
     func check(_ fields: inout FeedFields) { _ = decode(&fields) }
 

@@ -12,10 +12,6 @@ protocol TableBackedKind: RecordKindHandler {
 }
 
 extension TableBackedKind {
-    func reconcile(_ record: Record, with reconciler: inout Reconciler) throws {
-        try reconcile(record, hash: nil, with: &reconciler)
-    }
-
     func remoteHash(of record: Record) -> UInt64? { Table.hash(of: record) }
 
     func reconcile(_ record: Record, hash: UInt64?, with reconciler: inout Reconciler) throws {
