@@ -126,12 +126,19 @@ struct FeedPipelineBehaviourTests {
             guard case .file(let firstURL) = first else { Issue.record("not a file source"); return }
             let unreadable = folder.file("page-2.json")
             try FileManager.default.createDirectory(at: unreadable, withIntermediateDirectories: true)
+            let readerNames = Locked<[String?]>([])
             let error = await behaviourError {
                 try await store.write { db in
                     var reconciler = try Reconciler(
                         db: db, source: "pipeline-test", validators: nil, policy: .preferRemote, imageBudget: 1 << 20,
                         now: behaviourNow, status: .applied)
                     _ = try FeedPipeline.run(into: &reconciler) { sink in
+                        // Where the reader runs: its own thread, named for it (the system's name too).
+                        var names = [Thread.current.name]
+                        #if os(Linux)
+                            names.append(try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))
+                        #endif
+                        readerNames.withLock { $0 = names }
                         var validator = FeedValidator()
                         try validator.add(file: firstURL, source: "page-1.json", pageURL: firstURL, into: &sink)
                         try validator.add(file: unreadable, source: "page-2.json", pageURL: unreadable, into: &sink)
@@ -146,6 +153,8 @@ struct FeedPipelineBehaviourTests {
                 return
             }
             #expect(path == "page-2.json")
+            #expect(readerNames.current.allSatisfy { $0?.hasPrefix(FeedPipeline.threadName) == true }, "\(readerNames.current)")
+            #expect(!readerNames.current.isEmpty)
             #expect(try await store.frameworks.count() == 0)
             #expect(try await Self.liveReaders(store) == 0)
         }
@@ -175,7 +184,11 @@ struct FeedPipelineBehaviourTests {
                         db: db, source: "pipeline-test", validators: nil, policy: .preferRemote, imageBudget: 1 << 20,
                         now: behaviourNow, status: .applied)
                     let count = try FeedPipeline.run(into: &reconciler) { sink in
-                        defer { readerEnded.withLock { $0 = true } }
+                        defer {
+                            // Slow to end once stopped: `run` must wait for it all the same.
+                            Thread.sleep(forTimeInterval: 0.3)
+                            readerEnded.withLock { $0 = true }
+                        }
                         var validator = FeedValidator()
                         for (index, file) in files.enumerated() {
                             if index == 1 { task.withLock { $0?.cancel() } }
