@@ -135,6 +135,7 @@ struct FeedValidator {
                             }
                             recordCount += 1
                             do {
+                                if index & 63 == 0 { try sink.checkStopped() }
                                 try record(&parser, slot: slot, arrayName: name, index: index, page: page, into: &sink)
                             } catch let error where !(error is JSONParseError) {
                                 sinkError = error

@@ -24,17 +24,22 @@ protocol RecordKindHandler: Sendable {
     /// Reads the record from its feed object, its key already read (`fields.key`); nil after
     /// reporting what was wrong.
     func decode(_ fields: inout FeedFields) -> Record?
-    /// Decodes the record and, when it is valid, applies it inside sync's transaction.
+    /// Decodes the record and, when it is valid, appends it with its `remoteHash(of:)` to `batch`
+    /// (on sync's reader thread, `FeedPipeline`), to be applied by `reconcile(_:hash:with:)`.
     /// Implemented once below, for every kind: a requirement without generic parameters, so
-    /// that each kind's copy is specialized (its decoding and table calls direct).
-    func apply(_ fields: inout FeedFields, to reconciler: inout Reconciler) throws
+    /// that each kind's copy is specialized (its decoding direct, its batch run typed).
+    func decode(_ fields: inout FeedFields, into batch: inout FeedBatch)
+    /// The content hash sync compares and keeps for a record, computed on the reader thread
+    /// beside its decoding; nil when the kind computes its own as it applies it (images).
+    func remoteHash(of record: Record) -> UInt64?
     /// Decodes the record only, for its problems (once the feed has one, nothing is applied).
     func check(_ fields: inout FeedFields)
     /// Decodes the record and, when it is valid, appends it to `feed`.
     func collect(_ fields: inout FeedFields, into feed: inout Feed)
 
-    /// Applies a feed record inside sync's transaction, by the reconciler's rules.
-    func reconcile(_ record: Record, with reconciler: inout Reconciler) throws
+    /// Applies a feed record inside sync's transaction, by the reconciler's rules; `hash` is its
+    /// `remoteHash(of:)`, computed on the reader thread.
+    func reconcile(_ record: Record, hash: UInt64?, with reconciler: inout Reconciler) throws
     /// Applies a tombstone inside sync's transaction.
     func tombstone(_ key: String, with reconciler: inout Reconciler) throws
 
@@ -66,10 +71,12 @@ extension RecordKindHandler {
         return text
     }
 
-    func apply(_ fields: inout FeedFields, to reconciler: inout Reconciler) throws {
+    func decode(_ fields: inout FeedFields, into batch: inout FeedBatch) {
         guard let record = decode(&fields), fields.problems.isEmpty else { return }
-        try reconcile(record, with: &reconciler)
+        batch.append(record, hash: remoteHash(of: record), of: self)
     }
+
+    func remoteHash(of record: Record) -> UInt64? { nil }
 
     func check(_ fields: inout FeedFields) { _ = decode(&fields) }
 

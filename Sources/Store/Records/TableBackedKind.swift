@@ -12,9 +12,11 @@ protocol TableBackedKind: RecordKindHandler {
 }
 
 extension TableBackedKind {
-    func reconcile(_ record: Record, with reconciler: inout Reconciler) throws {
+    func remoteHash(of record: Record) -> UInt64? { Table.hash(of: record) }
+
+    func reconcile(_ record: Record, hash: UInt64?, with reconciler: inout Reconciler) throws {
         let table = table(reconciler.db)
-        try reconciler.reconcile(record, in: table)
+        try reconciler.reconcile(record, hash: hash ?? Table.hash(of: record), in: table)
     }
 
     func tombstone(_ key: String, with reconciler: inout Reconciler) throws {

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Pages are only read here, not validated: each page's `next` link is found by a skim of the
 /// page (`JSONParser.topLevelMember`), and the records are read and checked later, one at a
-/// time, inside the write transaction (`FeedValidator`). No page is ever held in memory: a
+/// time, while the write transaction applies them (`FeedValidator`, on `FeedPipeline`'s reader
+/// thread). No page is ever held in memory: a
 /// local file is read where it lies; a download, or a pipe (stdin), is written to a file in a
 /// `SpoolFolder` as it arrives (size-capped), and every page is read from disk in chunks. Problems
 /// found here (a `next` that loops or leaves the feed's scheme) are kept with their page, for

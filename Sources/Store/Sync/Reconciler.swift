@@ -1,7 +1,8 @@
 import Foundation
 
-/// Applies a feed to the store inside one write transaction, record by record, as
-/// `FeedValidator` reads them (it is the validator's `FeedSink`).
+/// Applies a feed to the store inside one write transaction, record by record, in the order
+/// `FeedValidator` reads them (decoded on sync's reader thread, applied on the writer's:
+/// `FeedPipeline`).
 ///
 /// It runs after the feed was downloaded (after the `await`), and reads every local record
 /// inside the transaction, so a local edit committed while the feed was downloading is seen
@@ -15,7 +16,7 @@ import Foundation
 /// | equal to feed | unchanged | unchanged | unchanged |
 /// | differs | kept | updated | updated if unchanged locally since last sync, unchanged if only local changed, else kept (conflict) |
 /// | tombstone | delete if unchanged since synced | delete | delete if unchanged since synced |
-struct Reconciler: FeedSink {
+struct Reconciler {
     let db: Database
     let source: String
     /// The source's id in `sync_sources`, which `sync_records` rows refer to.
@@ -62,27 +63,15 @@ struct Reconciler: FeedSink {
         try db.images(budget: imageBudget, now: now).evictToBudget()
     }
 
-    // Each record first checks whether the sync was cancelled: if it was, the transaction stops
-    // here and is rolled back. Its kind then decodes and applies it (`reconcile(_:in:)` for a table's kinds).
-    mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws {
-        try db.checkCancellation()
-        try handler.apply(&fields, to: &self)
-    }
-
-    mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {
-        try db.checkCancellation()
-        try handler.tombstone(key, with: &self)
-    }
-
     static func hash(image data: Data, contentType: String?) -> UInt64 { RecordHash.of(image: data, contentType: contentType) }
 
     // MARK: Records
 
-    /// Applies a record of a table's kind by the policy's rules (see the type's table).
-    mutating func reconcile<Table: SyncedTable>(_ record: Table.Record, in table: Table) throws {
+    /// Applies a record of a table's kind by the policy's rules (see the type's table); `remote`
+    /// is its `Table.hash(of:)`, computed on the reader thread.
+    mutating func reconcile<Table: SyncedTable>(_ record: Table.Record, hash remote: UInt64, in table: Table) throws {
         let kind = Table.kind
         let id = Table.key(of: record)
-        let remote = Table.hash(of: record)
         let stream = try stream(kind)
         if policy != .threeWay {
             // Keep-existing and prefer-remote need no local hash: a new record is inserted by

@@ -96,19 +96,22 @@ extension Store {
                     imageBudget: budget, now: now, status: status, kinds: kinds)
                 // The snapshot's pages are one feed (a key at most once); each segment is one of
                 // its own, applied in order: a key changed in several segments takes the last.
-                var recordCount = 0
-                var validator = FeedValidator(kinds: kinds)
-                for (file, isSegment) in pages {
-                    if isSegment {
-                        try validator.finish()
-                        recordCount += validator.recordCount
-                        validator = FeedValidator(kinds: kinds)
-                        validator.acceptsSegments = true
+                // They are read on the pipeline's reader thread while this one applies them.
+                let recordCount = try FeedPipeline.run(into: &reconciler) { sink in
+                    var recordCount = 0
+                    var validator = FeedValidator(kinds: kinds)
+                    for (file, isSegment) in pages {
+                        if isSegment {
+                            try validator.finish()
+                            recordCount += validator.recordCount
+                            validator = FeedValidator(kinds: kinds)
+                            validator.acceptsSegments = true
+                        }
+                        try validator.add(file.body, source: file.name, pageURL: file.url, into: &sink)
                     }
-                    try validator.add(file.body, source: file.name, pageURL: file.url, into: &reconciler)
+                    try validator.finish()
+                    return recordCount + validator.recordCount
                 }
-                try validator.finish()
-                recordCount += validator.recordCount
                 try reconciler.finish()
                 var report = reconciler.report
                 report.published = fetchedDetails

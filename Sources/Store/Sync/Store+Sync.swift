@@ -5,8 +5,9 @@ extension Store {
     ///
     /// Guarantees:
     /// - every page is read before anything is written; then, inside one write transaction,
-    ///   each record is read, checked and applied in turn, so memory stays near the feed's own
-    ///   size however many records it holds;
+    ///   each record is read, checked and applied in feed order (read and checked on a thread of
+    ///   the sync's own while the writer applies those before it, a few hundred at most), so
+    ///   memory stays near the feed's own size however many records it holds;
     /// - any problem in the feed throws `FeedValidationError` listing them all, and the
     ///   transaction is rolled back: the store is unchanged;
     /// - every record is decided inside that transaction (after the download), so a local edit
@@ -102,32 +103,38 @@ extension Store {
         let policy = options.policy
         let dryRun = options.dryRun
         let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
+        let pages = fetched.pages
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(
                     db: db, source: key, validators: newValidators, policy: policy,
                     imageBudget: budget, now: now, status: status, kinds: kinds)
-                var validator = FeedValidator(kinds: kinds)
-                for page in fetched.pages {
-                    try validator.add(file: page.file, source: page.name, pageURL: page.url, into: &reconciler)
-                    for problem in page.problems {
-                        validator.report(source: problem.source, path: problem.path, message: problem.message)
+                // The pages are read, checked and decoded on the pipeline's reader thread while
+                // this one applies the records.
+                let recordCount = try FeedPipeline.run(into: &reconciler) { sink in
+                    var validator = FeedValidator(kinds: kinds)
+                    for page in pages {
+                        try validator.add(file: page.file, source: page.name, pageURL: page.url, into: &sink)
+                        for problem in page.problems {
+                            validator.report(source: problem.source, path: problem.path, message: problem.message)
+                        }
                     }
+                    // Throws when the feed had any problem: the transaction, and whatever the
+                    // reconciler applied before the problem was found, is rolled back.
+                    try validator.finish()
+                    return validator.recordCount
                 }
-                // Throws when the feed had any problem: the transaction, and whatever the
-                // reconciler applied before the problem was found, is rolled back.
-                try validator.finish()
                 try reconciler.finish()
                 if dryRun {
                     throw DryRunRollback(
-                        report: reconciler.report, downloads: reconciler.imagesToDownload, records: validator.recordCount)
+                        report: reconciler.report, downloads: reconciler.imagesToDownload, records: recordCount)
                 }
                 let report = reconciler.report
                 let historyID = try Self.recordApplied(
                     report, state: SyncStateTable(db: db), source: key, startedAt: startedAt, finishedAt: clock.now(),
                     policy: policy, now: now)
-                return (report, reconciler.imagesToDownload, validator.recordCount, historyID)
+                return (report, reconciler.imagesToDownload, recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
             (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)

@@ -61,7 +61,10 @@ struct ImageKind: RecordKindHandler {
         return image
     }
 
-    func reconcile(_ record: FeedImage, with reconciler: inout Reconciler) throws { try reconciler.reconcileImage(record) }
+    /// An image's hash is computed as it is applied, and only when it has data: `hash` is nil.
+    func reconcile(_ record: FeedImage, hash: UInt64?, with reconciler: inout Reconciler) throws {
+        try reconciler.reconcileImage(record)
+    }
     func tombstone(_ key: String, with reconciler: inout Reconciler) throws { try reconciler.tombstoneImage(key) }
 
     func forEachFeedValue(_ db: Database, includingData: Bool, _ body: (JSONValue) throws -> Void) throws {

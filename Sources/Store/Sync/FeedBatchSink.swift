@@ -1,0 +1,37 @@
+import Foundation
+
+/// The sink of sync's reader thread (`FeedPipeline`): decodes and hashes each valid record the
+/// validator hands it, collects them in a `FeedBatch`, and sends each full batch to the writer's
+/// thread through `handOff`. Throws `FeedPipeline.Stopped` once the writer has stopped.
+struct FeedBatchSink: FeedSink {
+    private let handOff: FeedHandOff
+    private let batchSize: Int
+    private var batch = FeedBatch()
+
+    init(handOff: FeedHandOff, batchSize: Int) {
+        self.handOff = handOff
+        self.batchSize = max(1, batchSize)
+    }
+
+    mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws {
+        handler.decode(&fields, into: &batch)
+        if batch.count >= batchSize { try flush() }
+    }
+
+    mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {
+        batch.appendTombstone(key, of: handler)
+        if batch.count >= batchSize { try flush() }
+    }
+
+    func checkStopped() throws {
+        if handOff.isStopped { throw FeedPipeline.Stopped() }
+    }
+
+    /// Sends what the batch holds, if anything, and starts a new one.
+    mutating func flush() throws {
+        guard batch.count > 0 else { return }
+        var full = FeedBatch()
+        swap(&full, &batch)
+        guard handOff.send(full) else { throw FeedPipeline.Stopped() }
+    }
+}
