@@ -74,7 +74,7 @@ struct FeedPipelineBehaviourTests {
                 expected += page.deleted.map { "-f:\($0)" }
             }
             let applied = try await store.write { db in
-                try db.query("SELECT what FROM applied ORDER BY seq") { $0.text(0) ?? "" }
+                try db.query("SELECT what FROM applied ORDER BY seq") { $0.text(0) }
             }
             #expect(applied.count == expected.count)
             let firstDifference = zip(applied, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
