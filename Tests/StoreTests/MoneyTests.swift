@@ -84,8 +84,8 @@ struct MoneyTests {
 
     /// The fast path for plain decimals (`plainCents`) must read every text it takes exactly as
     /// the general parser does, and leave it every text it cannot take: texts of the shapes
-    /// around its edges (leading zeros, 15 and 16 digits, 0 to 3 fraction digits, a bare point,
-    /// signs, exponents), random and fixed.
+    /// around its edges (leading zeros, 15 and 16 digits, more than Int64 holds, 0 to 3 fraction
+    /// digits, a bare point, signs, exponents), random and fixed.
     @Test func fastPathAgreesWithTheGeneralParser() {
         var generator = SystemRandomNumberGenerator()
         func digits(_ count: Int) -> String {
@@ -94,9 +94,11 @@ struct MoneyTests {
         var texts = [
             "0", "00", "007", "0.5", "0.05", "12.", ".5", "1.234", "999999999999999", "999999999999999.99",
             "9999999999999999", "92233720368547758.07", "-1", "+1", "1e2", "1.2e1", "1..2", "1.-2", "١٢", "",
+            // Past Int64 while reading the integer digits (a fuzzer's input trapped here once).
+            "9223372036854775808", "26666666666666666666666.49", String(repeating: "9", count: 40) + ".99",
         ]
         for _ in 0..<5_000 {
-            let integer = digits(Int.random(in: 0...17, using: &generator))
+            let integer = digits(Int.random(in: 0...40, using: &generator))
             let fraction = Int.random(in: -1...3, using: &generator)
             texts.append(fraction < 0 ? integer : integer + "." + digits(fraction))
         }

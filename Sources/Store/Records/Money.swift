@@ -83,10 +83,13 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
             var value: Int64 = 0
             var index = 0
             while index < bytes.count, bytes[index] &- 48 < 10 {
+                // More than 15 integer digits are the general parser's (it tells too large from
+                // invalid): stop before they could overflow `value` (19 digits would trap).
+                guard index < 15 else { return nil }
                 value = value * 10 + Int64(bytes[index] &- 48)
                 index += 1
             }
-            guard index > 0, index <= 15 else { return nil }
+            guard index > 0 else { return nil }
             var fractionDigits = 0
             if index < bytes.count {
                 guard bytes[index] == UInt8(ascii: "."), bytes.count - index - 1 == 1 || bytes.count - index - 1 == 2 else {
