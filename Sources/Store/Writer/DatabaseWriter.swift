@@ -13,8 +13,9 @@ import Foundation
 ///   write rolls back only itself (a batch size of 1 turns group commit off). A *rerunnable*
 ///   write (the store's own record methods: a body that touches nothing but the database) runs
 ///   without a savepoint while every write before it in the transaction is rerunnable too; if
-///   one of those fails, the transaction is rolled back and the writes before it run again,
-///   each in its savepoint, so the outcome is the same as with savepoints throughout;
+///   one of those fails, the transaction is rolled back and the batch runs again from its
+///   first write, each in its savepoint, so the outcome is the same as with savepoints
+///   throughout;
 /// - an error that makes SQLite abort the whole transaction (a full disk, an I/O error) fails
 ///   every write of the batch;
 /// - blocking SQLite calls run on this actor's own serial dispatch queue (its executor), never
@@ -274,38 +275,23 @@ actor DatabaseWriter {
                 continue
             }
             // A write without a savepoint failed, its changes (if any) mixed with the batch's:
-            // roll the transaction back. It is answered with this error; the rerunnable writes
-            // before it run again, each in its savepoint now, as does every later write.
+            // roll the transaction back and run the batch again from its first write, each in
+            // its savepoint now. Every write run so far was rerunnable, the failing one too: it
+            // runs again and is answered by that run (which usually fails the same way).
             database.rollbackIfNeeded()
             changes.discardAll()
-            batch.outcomes.append(error)
-            let before = index
-            index += 1
             if alone {
+                batch.outcomes.append(error)
                 batch.isOver = true
                 return
             }
-            batch.allRerunnable = false
             if let failure = begin(database) {
                 batch.fail(with: failure)
                 return
             }
-            for earlier in 0..<before {
-                let write = batch.writes[earlier]
-                let mark = changes.beginWrite()
-                database.cancellation = write.cancellation
-                let error = Self.inSavepoint(database) { write.run(database) }
-                database.cancellation = nil
-                if let error {
-                    changes.truncate(to: mark)
-                    if !database.isInTransaction {
-                        changes.discardAll()
-                        batch.fail(with: error)
-                        return
-                    }
-                }
-                batch.outcomes[earlier] = error
-            }
+            batch.allRerunnable = false
+            batch.outcomes.removeAll(keepingCapacity: true)
+            index = 0
         }
     }
 
@@ -379,11 +365,6 @@ private struct WriteBatch {
     var allRerunnable = true
     /// Set once the transaction has ended without a commit: every write's outcome is known.
     var isOver = false
-
-    init(gathering: Bool) {
-        self.gathering = gathering
-        outcomes.reserveCapacity(8)
-    }
 
     /// Every write of the batch, run or not, fails with `error`: the transaction is gone.
     mutating func fail(with error: any Error) {
