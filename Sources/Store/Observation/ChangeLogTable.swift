@@ -62,9 +62,12 @@ struct ChangeLogTable {
             out.append(contentsOf: #"","keys":["#.utf8)
             JSONWriter.writeString(change.key, into: &out)
             index += 1
-            while index < changes.endIndex, changes[index].kind == change.kind, changes[index].operation == change.operation {
+            // Each change read once (a `ChangeList` makes a `Change` per subscript).
+            while index < changes.endIndex {
+                let next = changes[index]
+                guard next.kind == change.kind, next.operation == change.operation else { break }
                 out.append(UInt8(ascii: ","))
-                JSONWriter.writeString(changes[index].key, into: &out)
+                JSONWriter.writeString(next.key, into: &out)
                 index += 1
             }
             out.append(contentsOf: "]}".utf8)

@@ -67,13 +67,20 @@ final class ChangeCollector {
         /// only if that record was deleted since (see `record`). Not so for orders: with
         /// `PRAGMA defer_foreign_keys` an item could be written before its order.
         let keyIsPrimaryKey: Bool
+        /// Whether the store's own insert of a record into this table may record its change
+        /// itself, with the pre-update hook off while it steps (see `recordingInsert`).
+        let takesDirectInserts: Bool
 
-        init(table: ObservedKindTable, cName: [CChar], keyColumn: Int32, dateColumn: Int32?, keyIsPrimaryKey: Bool) {
+        init(
+            table: ObservedKindTable, cName: [CChar], keyColumn: Int32, dateColumn: Int32?, keyIsPrimaryKey: Bool,
+            takesDirectInserts: Bool
+        ) {
             self.table = table
             self.cName = cName
             self.keyColumn = keyColumn
             self.dateColumn = dateColumn
             self.keyIsPrimaryKey = keyIsPrimaryKey
+            self.takesDirectInserts = takesDirectInserts
         }
 
         func isNamed(_ name: UnsafePointer<CChar>) -> Bool {
@@ -97,6 +104,16 @@ final class ChangeCollector {
     @exclusivity(unchecked) private(set) var resolvedTables: [ResolvedTable] = []
     /// The table the hook last found a row of (see `rowWillChange`).
     @exclusivity(unchecked) private var lastTable: ResolvedTable?
+    /// The table a direct insert last went to (see `recordingInsert`).
+    @exclusivity(unchecked) private var lastDirectTable: ResolvedTable?
+    /// Set by the authorizer when a statement that creates or alters a table or creates a
+    /// trigger (temporary ones included) is prepared: direct inserts stop until the columns are
+    /// next resolved, which looks at the schema again (see `recordingInsert`).
+    @exclusivity(unchecked) private var schemaMayHaveChanged = false
+    /// How many inserts recorded their change themselves (see `recordingInsert`): for tests.
+    private(set) var directInserts = 0
+    /// The connection the hooks are installed on (nil once uninstalled).
+    private var handle: OpaquePointer?
     /// Whether the database's text encoding is UTF-8 (told by `PRAGMA encoding` when the
     /// columns are resolved): the hook then reads a key's bytes in place (see `text`).
     @exclusivity(unchecked) private var textIsUTF8 = false
@@ -152,15 +169,8 @@ final class ChangeCollector {
     /// closes: the unretained context pointer never dangles.
     func install(on handle: OpaquePointer) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        #if !canImport(Darwin)
-            sqlite3_preupdate_hook(
-                handle,
-                { context, db, operation, database, table, _, _ in
-                    guard let context, let db, let database, let table else { return }
-                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
-                        .rowWillChange(db, operation: operation, database: database, table: table)
-                }, context)
-        #endif
+        self.handle = handle
+        installPreUpdateHook()
         sqlite3_commit_hook(
             handle,
             { context in
@@ -180,12 +190,40 @@ final class ChangeCollector {
                 if action == SQLITE_SAVEPOINT, let context, let third, let fourth {
                     Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
                         .authorizedSavepoint(operation: third, name: fourth)
+                } else if ChangeCollector.changesSchema(action), let context {
+                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().schemaMayHaveChanged = true
                 }
                 return SQLITE_OK
             }, context)
     }
 
+    /// Whether the authorizer's `action` could make a direct insert do more than insert its
+    /// rows.
+    private static func changesSchema(_ action: Int32) -> Bool {
+        switch action {
+        case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_ALTER_TABLE, SQLITE_DROP_TABLE,
+            SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER:
+            true
+        default: false
+        }
+    }
+
+    /// Registers the pre-update hook on the connection the collector is installed on.
+    private func installPreUpdateHook() {
+        #if !canImport(Darwin)
+            guard let handle else { return }
+            sqlite3_preupdate_hook(
+                handle,
+                { context, db, operation, database, table, _, _ in
+                    guard let context, let db, let database, let table else { return }
+                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
+                        .rowWillChange(db, operation: operation, database: database, table: table)
+                }, Unmanaged.passUnretained(self).toOpaque())
+        #endif
+    }
+
     func uninstall(from handle: OpaquePointer) {
+        self.handle = nil
         #if !canImport(Darwin)
             sqlite3_preupdate_hook(handle, nil, nil)
         #endif
@@ -202,12 +240,26 @@ final class ChangeCollector {
     /// a column, is not observed. A schema change made inside a write affects only later writes.
     func resolveColumnsIfNeeded(_ database: Database) throws {
         let version = try database.query("PRAGMA schema_version") { $0.int64(0) }.first ?? 0
-        if version == resolvedSchemaVersion { return }
+        if version == resolvedSchemaVersion, !schemaMayHaveChanged { return }
+        schemaMayHaveChanged = false
+        // A kind's inserts record themselves only if a row inserted is all they change (see
+        // `recordingInsert`): no trigger on any of the kind's tables (temporary ones included),
+        // and no REPLACE conflict clause in their definitions (which deletes conflicting rows).
+        let triggered = Set(
+            try database.query(
+                """
+                SELECT lower(tbl_name) FROM sqlite_master WHERE type = 'trigger'
+                UNION SELECT lower(tbl_name) FROM sqlite_temp_master WHERE type = 'trigger'
+                UNION SELECT lower(name) FROM sqlite_master WHERE type = 'table' AND sql LIKE '%replace%'
+                """
+            ) { $0.text(0) })
+        let kindsWithSideEffects = Set(
+            observedTables.filter { triggered.contains($0.observed.table.lowercased()) }.map(\.kind))
         var resolved: [ResolvedTable] = []
         for table in observedTables {
             let columns = try database.query(
-                "SELECT name, pk FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)]
-            ) { (name: $0.text(0), primaryKey: $0.int(1)) }
+                "SELECT name, pk, type FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)]
+            ) { (name: $0.text(0), primaryKey: $0.int(1), type: $0.text(2)) }
             guard let key = columns.firstIndex(where: { $0.name == table.observed.keyColumn }) else { continue }
             let date = table.observed.dateColumn.flatMap { name in columns.firstIndex { $0.name == name } }
             if table.observed.dateColumn != nil, date == nil { continue }
@@ -217,12 +269,27 @@ final class ChangeCollector {
             resolved.append(
                 ResolvedTable(
                     table: table, cName: table.observed.table.utf8CString.map { $0 },
-                    keyColumn: Int32(key), dateColumn: date.map(Int32.init), keyIsPrimaryKey: keyIsPrimaryKey))
+                    keyColumn: Int32(key), dateColumn: date.map(Int32.init), keyIsPrimaryKey: keyIsPrimaryKey,
+                    takesDirectInserts: table.holdsRecords && !kindsWithSideEffects.contains(table.kind)
+                        && Self.keepsTextAsIs(declaredType: columns[key].type)))
         }
         resolvedTables = resolved
         lastTable = nil
+        lastDirectTable = nil
         textIsUTF8 = try database.query("PRAGMA encoding") { $0.text(0) }.first == "UTF-8"
         resolvedSchemaVersion = version
+    }
+
+    /// Whether a column declared with `type` stores bound text unchanged: TEXT affinity, or
+    /// BLOB (none). Affinity follows the declared type's name, "Determination Of Column
+    /// Affinity" (https://sqlite.org/datatype3.html): "INT" gives INTEGER; else "CHAR", "CLOB"
+    /// or "TEXT" gives TEXT; else "BLOB" or no type gives BLOB; anything else REAL or NUMERIC,
+    /// which turn a numeric-looking text (`0012`) into a number (`12`).
+    static func keepsTextAsIs(declaredType type: String) -> Bool {
+        let type = type.uppercased()
+        if type.contains("INT") { return false }
+        if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return true }
+        return type.isEmpty || type.contains("BLOB")
     }
 
     // MARK: The writer's side
@@ -264,6 +331,56 @@ final class ChangeCollector {
         pauseDepth += 1
         defer { pauseDepth -= 1 }
         return try body()
+    }
+
+    /// Runs `insert`, the store's own insert of one record of `kind` keyed `key` into the kind's
+    /// table (and of its parts into theirs), and records that change itself when it returns
+    /// true, instead of through the pre-update hook, which is off while `insert` runs.
+    ///
+    /// Why: the hook costs every row SQLite's unpacking of the new record, our closure, the
+    /// lookup of its table and the making of its key, which a bulk insert of 100,000 records
+    /// pays 100,000 times (about a tenth of the insert row in `Benchmarks/Profiles/insert.md`);
+    /// here the caller already holds the key. The change recorded is the one the hook would
+    /// have: `record(kind, key, .insert, dates:)` with the same arguments, so the coalescing
+    /// rules are the same; the rows of the kind's parts would have merged into that insert.
+    ///
+    /// Only when the insert can change nothing but its own rows, else `insert` runs with the
+    /// hook as any statement does: the kind's tables have no trigger (temporary ones included;
+    /// a schema change prepared since the columns were resolved stops them) and no REPLACE conflict
+    /// clause; the key column keeps bound text as it is (so the key recorded is the key
+    /// stored); the dates of a table with a date column are given; collection is not paused.
+    /// `insert` returns whether the record was inserted; an insert that throws records nothing.
+    func recordingInsert(
+        of kind: RecordKind, key: String, dates: [CalendarDate]?, _ insert: () throws -> Bool
+    ) rethrows -> Bool {
+        #if canImport(Darwin)
+            return try insert()
+        #else
+            guard pauseDepth == 0, !schemaMayHaveChanged, let handle, let observed = directTable(of: kind),
+                observed.dateColumn == nil || dates != nil
+            else { return try insert() }
+            sqlite3_preupdate_hook(handle, nil, nil)
+            let inserted: Bool
+            do {
+                defer { installPreUpdateHook() }
+                inserted = try insert()
+            }
+            if inserted {
+                record(kind, key, .insert, dates: dates ?? [], newPrimaryKey: observed.keyIsPrimaryKey)
+                directInserts += 1
+            }
+            return inserted
+        #endif
+    }
+
+    /// The resolved table holding `kind`'s records, if it takes direct inserts.
+    private func directTable(of kind: RecordKind) -> ResolvedTable? {
+        if let last = lastDirectTable, last.table.kind == kind { return last }
+        guard let found = resolvedTables.first(where: { $0.table.kind == kind && $0.table.holdsRecords }),
+            found.takesDirectInserts
+        else { return nil }
+        lastDirectTable = found
+        return found
     }
 
     /// Called by `Statement.step` once a savepoint statement ran.

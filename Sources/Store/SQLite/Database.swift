@@ -87,6 +87,17 @@ public final class Database {
         return try changeCollector.withoutCollecting(body)
     }
 
+    /// Runs `insert`, the store's own insert of one record of `kind` keyed `key` (with its
+    /// `dates` if its table has a date column), which returns whether it inserted the record,
+    /// and returns that. The writer's collector records the change itself rather than through
+    /// the pre-update hook when it can (see `ChangeCollector.recordingInsert`).
+    func recordingInsert(
+        of kind: RecordKind, key: String, dates: [CalendarDate]? = nil, _ insert: () throws -> Bool
+    ) rethrows -> Bool {
+        guard let changeCollector else { return try insert() }
+        return try changeCollector.recordingInsert(of: kind, key: key, dates: dates, insert)
+    }
+
     /// Whether `close()` ran: the handle is then dangling and never used again.
     private var isClosed = false
 

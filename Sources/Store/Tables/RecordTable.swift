@@ -40,10 +40,14 @@ public struct RecordTable<Record: StoreRecord> {
     public func insert(_ record: Record) throws {
         try RecordValidation.check(Record.kind, id: record.key)
         let statement = try db.cachedStatement(Self.sql.insert)
+        let values = record.columnValues
         do {
-            try bindColumns(of: record, to: statement)
-            defer { statement.reset() }
-            _ = try statement.step()
+            _ = try insertingRecord(record, values) {
+                try bind(values, to: statement)
+                defer { statement.reset() }
+                _ = try statement.step()
+                return true
+            }
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: Record.kind, key: record.key)
         }
@@ -54,11 +58,21 @@ public struct RecordTable<Record: StoreRecord> {
     public func insertIfAbsent(_ record: Record) throws -> Bool {
         try RecordValidation.check(Record.kind, id: record.key)
         let statement = try db.cachedStatement(Self.sql.insertIfAbsent)
-        try bindColumns(of: record, to: statement)
-        defer { statement.reset() }
-        _ = try statement.step()
-        guard db.changes == 1 else { return false }
-        return true
+        let values = record.columnValues
+        return try insertingRecord(record, values) {
+            try bind(values, to: statement)
+            defer { statement.reset() }
+            _ = try statement.step()
+            return db.changes == 1
+        }
+    }
+
+    /// Runs `insert` through `Database.recordingInsert` when the key column is bound the
+    /// record's key as text (then the key recorded is the key stored); otherwise as it is, the
+    /// pre-update hook reading the key back from the row.
+    private func insertingRecord(_ record: Record, _ values: [SQLValue], _ insert: () throws -> Bool) throws -> Bool {
+        guard case .text(let key)? = values.first, key == record.key else { return try insert() }
+        return try db.recordingInsert(of: Record.kind, key: key, insert)
     }
 
     /// Replaces an existing record; `StoreError.recordNotFound` if there is none with its key.
@@ -101,7 +115,10 @@ public struct RecordTable<Record: StoreRecord> {
     }
 
     private func bindColumns(of record: Record, to statement: Statement) throws {
-        let values = record.columnValues
+        try bind(record.columnValues, to: statement)
+    }
+
+    private func bind(_ values: [SQLValue], to statement: Statement) throws {
         precondition(values.count == Record.columns.count, "\(Record.self).columnValues must hold one value per column")
         for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
     }

@@ -68,7 +68,10 @@ public struct EventTable {
     public func insert(_ event: Event) throws {
         try event.validate()
         do {
-            try db.execute("INSERT INTO events (\(Self.columns)) VALUES (?, ?, ?, ?)", arguments(event))
+            _ = try db.recordingInsert(of: .event, key: event.id, dates: [event.date]) {
+                try db.execute("INSERT INTO events (\(Self.columns)) VALUES (?, ?, ?, ?)", arguments(event))
+                return true
+            }
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: .event, key: event.id)
         }
@@ -81,12 +84,13 @@ public struct EventTable {
         try event.validate()
         let statement = try db.cachedStatement(
             literal: "INSERT INTO events (id, title, date, notes) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
-        try Self.withFields(of: event, boundTo: statement) {
-            defer { statement.reset() }
-            _ = try statement.step()
+        return try db.recordingInsert(of: .event, key: event.id, dates: [event.date]) {
+            try Self.withFields(of: event, boundTo: statement) {
+                defer { statement.reset() }
+                _ = try statement.step()
+            }
+            return db.changes == 1
         }
-        guard db.changes == 1 else { return false }
-        return true
     }
 
     /// Binds id, title, date and notes to parameters 1 to 4 (the texts read in place) while

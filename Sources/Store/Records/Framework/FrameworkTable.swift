@@ -41,9 +41,12 @@ public struct FrameworkTable {
         let statement = try db.cachedStatement(
             literal: "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)")
         do {
-            try Self.withFields(of: framework, boundTo: statement) {
-                defer { statement.reset() }
-                _ = try statement.step()
+            _ = try db.recordingInsert(of: .framework, key: framework.id) {
+                try Self.withFields(of: framework, boundTo: statement) {
+                    defer { statement.reset() }
+                    _ = try statement.step()
+                }
+                return true
             }
         } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
             throw StoreError.recordExists(kind: .framework, key: framework.id)
@@ -60,12 +63,13 @@ public struct FrameworkTable {
                 INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO NOTHING
                 """)
-        try Self.withFields(of: framework, boundTo: statement) {
-            defer { statement.reset() }
-            _ = try statement.step()
+        return try db.recordingInsert(of: .framework, key: framework.id) {
+            try Self.withFields(of: framework, boundTo: statement) {
+                defer { statement.reset() }
+                _ = try statement.step()
+            }
+            return db.changes == 1
         }
-        guard db.changes == 1 else { return false }
-        return true
     }
 
     /// Replaces an existing framework; `StoreError.recordNotFound` if there is none with its id.

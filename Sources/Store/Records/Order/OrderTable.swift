@@ -70,14 +70,17 @@ public struct OrderTable {
     /// Inserts a new order with its items; `StoreError.recordExists` if its id is taken.
     public func insert(_ order: Order) throws {
         try order.validate()
-        do {
-            try db.execute(
-                "INSERT INTO orders (id, placed_at) VALUES (?, ?)",
-                [.text(order.id), .integer(Timestamp.milliseconds(order.placedAt))])
-        } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
-            throw StoreError.recordExists(kind: .order, key: order.id)
+        _ = try db.recordingInsert(of: .order, key: order.id) {
+            do {
+                try db.execute(
+                    "INSERT INTO orders (id, placed_at) VALUES (?, ?)",
+                    [.text(order.id), .integer(Timestamp.milliseconds(order.placedAt))])
+            } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
+                throw StoreError.recordExists(kind: .order, key: order.id)
+            }
+            try insertItems(of: order)
+            return true
         }
-        try insertItems(of: order)
     }
 
     /// Inserts the order with its items unless one with its id exists (then nothing changes);
@@ -89,13 +92,15 @@ public struct OrderTable {
             literal: "INSERT INTO orders (id, placed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")
         try statement.bind(order.id, at: 1)
         try statement.bind(Timestamp.milliseconds(order.placedAt), at: 2)
-        do {
-            defer { statement.reset() }
-            _ = try statement.step()
+        return try db.recordingInsert(of: .order, key: order.id) {
+            do {
+                defer { statement.reset() }
+                _ = try statement.step()
+            }
+            guard db.changes == 1 else { return false }
+            try insertItems(of: order)
+            return true
         }
-        guard db.changes == 1 else { return false }
-        try insertItems(of: order)
-        return true
     }
 
     /// Replaces an existing order and all its items; `StoreError.recordNotFound` if there is none.
