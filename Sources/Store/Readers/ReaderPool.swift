@@ -61,6 +61,36 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// Runs `produce` in a read transaction as `read` does, and hands each element it yields
+    /// to the returned stream at once, so that the caller works on one while the reader makes
+    /// the next (`Store`'s `fetchAll`: the reader copies rows, the caller decodes them).
+    ///
+    /// Protocol: emits the elements in the order yielded; finishes after the last, or throws
+    /// what `produce` throws (`StoreError.closed` once the pool is closed). When the consuming
+    /// task is cancelled or the stream is dropped, the next `yield` returns false and
+    /// `produce` should return (a running statement also sees `Database.checkCancellation`).
+    /// Never waits for the consumer, as no read blocks its thread: elements not consumed yet are
+    /// buffered, at most what the caller would hold once it has consumed them all.
+    func stream<Element: Sendable>(
+        _ produce: @escaping @Sendable (Database, _ yield: (Element) -> Bool) throws -> Void
+    ) -> AsyncThrowingStream<Element, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self)
+        let cancellation = CancellationFlag()
+        continuation.onTermination = { _ in cancellation.cancel() }
+        read(
+            { database in
+                try produce(database) { element in
+                    if cancellation.isCancelled { return false }
+                    continuation.yield(element)
+                    return true
+                }
+            }, cancellation: cancellation
+        ) { result in
+            if case .failure(let error) = result { continuation.finish(throwing: error) } else { continuation.finish() }
+        }
+        return stream
+    }
+
     /// `read`, answered through `completion` on the reader's queue: for callers that must not
     /// depend on Swift's cooperative pool (the change monitor's polling). A set `cancellation`
     /// keeps a read that has not started from running, and is seen by a running one.

@@ -16,7 +16,11 @@ public struct FrameworkStore: Sendable {
     let store: Store
 
     /// Every framework, ordered by id.
-    public func fetchAll() async throws -> [Framework] { try await store.read { try $0.frameworks.fetchAll() } }
+    public func fetchAll() async throws -> [Framework] {
+        try await store.fetchAll(FrameworkTable.fetchAllQuery, columns: FrameworkTable.fetchAllColumns) {
+            FrameworkTable.decode($0)
+        }
+    }
     /// The framework with this id, or nil.
     public func find(_ id: String) async throws -> Framework? { try await store.read { try $0.frameworks.find(id) } }
     /// The number of frameworks.
@@ -66,7 +70,9 @@ public struct EventStore: Sendable {
     let store: Store
 
     /// Every event, ordered by date then id.
-    public func fetchAll() async throws -> [Event] { try await store.read { try $0.events.fetchAll() } }
+    public func fetchAll() async throws -> [Event] {
+        try await store.fetchAll(EventTable.fetchAllQuery, columns: EventTable.fetchAllColumns) { try EventTable.decode($0) }
+    }
     /// The event with this id, or nil.
     public func find(_ id: String) async throws -> Event? { try await store.read { try $0.events.find(id) } }
     /// The number of events.

@@ -6,7 +6,7 @@ public struct EventTable {
 
     private static let columns = "id, title, date, notes"
 
-    private static func decode(_ row: Statement) throws -> Event {
+    static func decode(_ row: some RowReader) throws -> Event {
         let id = row.text(0)
         return Event(id: id, title: row.text(1), date: try date(row.text(2), id: id), notes: row.optionalText(3))
     }
@@ -20,9 +20,13 @@ public struct EventTable {
         return date
     }
 
+    /// The query of `fetchAll`, and how `decode` reads its columns.
+    static let fetchAllQuery = "SELECT \(columns) FROM events ORDER BY date, id"
+    static let fetchAllColumns: [ColumnCopy] = [.text, .text, .text, .optionalText]
+
     /// Every event, ordered by date then id.
     public func fetchAll() throws -> [Event] {
-        try db.query("SELECT \(Self.columns) FROM events ORDER BY date, id", [], Self.decode)
+        try db.query(Self.fetchAllQuery, [], Self.decode)
     }
 
     /// Every event, ordered by id (bytewise), one at a time from a cursor (none is kept).

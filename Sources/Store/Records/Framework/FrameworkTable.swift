@@ -7,13 +7,17 @@ public struct FrameworkTable {
 
     private static let columns = "id, name, image_name, url_string, description"
 
-    private static func decode(_ row: Statement) -> Framework {
+    static func decode(_ row: some RowReader) -> Framework {
         Framework(id: row.text(0), name: row.text(1), imageName: row.text(2), urlString: row.text(3), description: row.text(4))
     }
 
+    /// The query of `fetchAll`, and how `decode` reads its columns.
+    static let fetchAllQuery = "SELECT \(columns) FROM frameworks ORDER BY id"
+    static let fetchAllColumns: [ColumnCopy] = Array(repeating: .text, count: 5)
+
     /// Every framework, ordered by id.
     public func fetchAll() throws -> [Framework] {
-        try db.query("SELECT \(Self.columns) FROM frameworks ORDER BY id", [], Self.decode)
+        try db.query(Self.fetchAllQuery, [], Self.decode)
     }
 
     /// Every framework, ordered by id, one at a time from a cursor (none is kept).

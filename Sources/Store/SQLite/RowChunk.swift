@@ -1,0 +1,168 @@
+internal import CSQLite
+import Foundation
+
+/// How a `RowChunk` copies a column: as the decoder will read it, through `Statement`'s
+/// accessor of the same name (so SQLite converts a value as that accessor would see it).
+enum ColumnCopy: Sendable {
+    case text, optionalText, value
+}
+
+/// Rows of a statement copied into one buffer, to be decoded on another thread after the
+/// statement has moved on.
+///
+/// Why: `Store`'s async `fetchAll` steps its statement on a reader connection's thread while
+/// the caller's task decodes the rows already copied (`ReaderPool.stream`), so the two halves
+/// of a large fetch overlap on two cores, and the records' strings are allocated on the
+/// caller's thread, where they are used and freed, not on the reader's
+/// (`Benchmarks/Profiles/fetch.md`). Each value is a tag byte, then 8 bytes (integer, real) or a
+/// 4-byte length and the bytes (text, blob), in the machine's byte order.
+struct RowChunk: Sendable {
+    let columns: [ColumnCopy]
+    private let storage: Storage
+    private(set) var rowCount = 0
+    /// On a fetch's first chunk: how many rows the same statement returned last time (what the
+    /// caller's array reserves; see `Statement.lastRowCount`), or 0.
+    var rowCountHint = 0
+
+    private enum Tag: UInt8 { case null, integer, real, text, blob }
+
+    /// The chunk's bytes, written with plain stores and `memcpy` (an `Array`'s appends, a few
+    /// per value, cost the copy about as much as SQLite's stepping).
+    private final class Storage: @unchecked Sendable {
+        // Why @unchecked Sendable is safe: the reader's thread writes a chunk's storage until it
+        // hands the chunk over (`ReaderPool.stream`'s continuation, which orders the writes
+        // before the caller's reads), and never touches it after; the caller only reads it.
+        var base: UnsafeMutableRawPointer
+        var count = 0
+        var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(64, capacity)
+            base = .allocate(byteCount: self.capacity, alignment: 8)
+        }
+
+        func reserve(_ extra: Int) {
+            guard count + extra > capacity else { return }
+            let grown = max(capacity * 2, count + extra)
+            let new = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+            new.copyMemory(from: base, byteCount: count)
+            base.deallocate()
+            base = new
+            capacity = grown
+        }
+
+        deinit { base.deallocate() }
+    }
+
+    init(columns: [ColumnCopy], reservingBytes: Int) {
+        self.columns = columns
+        storage = Storage(capacity: reservingBytes)
+    }
+
+    var byteCount: Int { storage.count }
+
+    /// Copies the statement's current row.
+    mutating func appendRow(of statement: Statement) {
+        let handle = statement.handle
+        for (index, copy) in columns.enumerated() {
+            let column = Int32(index)
+            let type = sqlite3_column_type(handle, column)
+            switch copy {
+            case .optionalText where type == SQLITE_NULL:
+                appendNull()
+            case .text, .optionalText:
+                appendBytes(sqlite3_column_text(handle, column), count: sqlite3_column_bytes(handle, column), tag: .text)
+            case .value:
+                switch type {
+                case SQLITE_INTEGER: append(.integer, UInt64(bitPattern: sqlite3_column_int64(handle, column)))
+                case SQLITE_FLOAT: append(.real, sqlite3_column_double(handle, column).bitPattern)
+                case SQLITE_TEXT:
+                    appendBytes(sqlite3_column_text(handle, column), count: sqlite3_column_bytes(handle, column), tag: .text)
+                case SQLITE_BLOB:
+                    appendBytes(sqlite3_column_blob(handle, column), count: sqlite3_column_bytes(handle, column), tag: .blob)
+                default: appendNull()
+                }
+            }
+        }
+        rowCount += 1
+    }
+
+    private func appendNull() {
+        storage.reserve(1)
+        storage.base.storeBytes(of: Tag.null.rawValue, toByteOffset: storage.count, as: UInt8.self)
+        storage.count += 1
+    }
+
+    private func append(_ tag: Tag, _ value: UInt64) {
+        storage.reserve(9)
+        storage.base.storeBytes(of: tag.rawValue, toByteOffset: storage.count, as: UInt8.self)
+        storage.base.storeBytes(of: value, toByteOffset: storage.count + 1, as: UInt64.self)
+        storage.count += 9
+    }
+
+    private func appendBytes(_ pointer: UnsafeRawPointer?, count: Int32, tag: Tag) {
+        let count = pointer == nil ? 0 : Int(count)
+        storage.reserve(5 + count)
+        storage.base.storeBytes(of: tag.rawValue, toByteOffset: storage.count, as: UInt8.self)
+        storage.base.storeBytes(of: UInt32(count), toByteOffset: storage.count + 1, as: UInt32.self)
+        if let pointer, count > 0 { (storage.base + storage.count + 5).copyMemory(from: pointer, byteCount: count) }
+        storage.count += 5 + count
+    }
+
+    /// Calls `body` with each row, in order.
+    func forEachRow(_ body: (ChunkRow) throws -> Void) rethrows {
+        let buffer = UnsafeRawBufferPointer(start: storage.base, count: storage.count)
+        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(1, columns.count))
+        defer { offsets.deallocate() }
+        var position = 0
+        for _ in 0..<rowCount {
+            for column in columns.indices {
+                offsets[column] = position
+                switch Tag(rawValue: buffer[position]) {
+                case .integer, .real: position += 9
+                case .text, .blob: position += 5 + Int(buffer.loadUnaligned(fromByteOffset: position + 1, as: UInt32.self))
+                default: position += 1
+                }
+            }
+            try body(ChunkRow(buffer: buffer, offsets: UnsafeBufferPointer(offsets)))
+        }
+        withExtendedLifetime(storage) {}
+    }
+
+    /// A row of a `RowChunk`, valid only inside `forEachRow`'s body.
+    struct ChunkRow: RowReader {
+        fileprivate let buffer: UnsafeRawBufferPointer
+        fileprivate let offsets: UnsafeBufferPointer<Int>
+
+        private func tag(_ index: Int32) -> Tag { Tag(rawValue: buffer[offsets[Int(index)]]) ?? .null }
+
+        private func bytes(_ index: Int32) -> UnsafeRawBufferPointer {
+            let start = offsets[Int(index)]
+            let count = Int(buffer.loadUnaligned(fromByteOffset: start + 1, as: UInt32.self))
+            return UnsafeRawBufferPointer(rebasing: buffer[(start + 5)..<(start + 5 + count)])
+        }
+
+        private func eightBytes(_ index: Int32) -> UInt64 {
+            buffer.loadUnaligned(fromByteOffset: offsets[Int(index)] + 1, as: UInt64.self)
+        }
+
+        func text(_ index: Int32) -> String {
+            switch tag(index) {
+            case .text, .blob: String(decoding: bytes(index), as: UTF8.self)
+            default: ""
+            }
+        }
+
+        func optionalText(_ index: Int32) -> String? { tag(index) == .null ? nil : text(index) }
+
+        func value(_ index: Int32) -> SQLValue {
+            switch tag(index) {
+            case .null: .null
+            case .integer: .integer(Int64(bitPattern: eightBytes(index)))
+            case .real: .real(Double(bitPattern: eightBytes(index)))
+            case .text: .text(text(index))
+            case .blob: .blob(Data(bytes(index)))
+            }
+        }
+    }
+}
