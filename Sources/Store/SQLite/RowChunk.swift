@@ -61,52 +61,75 @@ struct RowChunk: Sendable {
 
     var byteCount: Int { storage.count }
 
-    /// Copies the statement's current row.
+    /// Copies the statement's current row: first each value's bytes and size (SQLite converts
+    /// here, as the accessor would), then room for the whole row at once, then the bytes, through
+    /// a local cursor (the copy was as costly as the decoding it moves off the reader's thread
+    /// while it grew the buffer, and reloaded its end, for every value).
     mutating func appendRow(of statement: Statement) {
         let handle = statement.handle
-        for (index, copy) in columns.enumerated() {
-            let column = Int32(index)
-            let type = sqlite3_column_type(handle, column)
-            switch copy {
-            case .optionalText where type == SQLITE_NULL:
-                appendNull()
-            case .text, .optionalText:
-                appendBytes(sqlite3_column_text(handle, column), count: sqlite3_column_bytes(handle, column), tag: .text)
-            case .value:
-                switch type {
-                case SQLITE_INTEGER: append(.integer, UInt64(bitPattern: sqlite3_column_int64(handle, column)))
-                case SQLITE_FLOAT: append(.real, sqlite3_column_double(handle, column).bitPattern)
-                case SQLITE_TEXT:
-                    appendBytes(sqlite3_column_text(handle, column), count: sqlite3_column_bytes(handle, column), tag: .text)
-                case SQLITE_BLOB:
-                    appendBytes(sqlite3_column_blob(handle, column), count: sqlite3_column_bytes(handle, column), tag: .blob)
-                default: appendNull()
+        let count = columns.count
+        withUnsafeTemporaryAllocation(of: (tag: Tag, pointer: UnsafeRawPointer?, payload: UInt64).self, capacity: count) {
+            values in
+            var size = 0
+            for index in 0..<count {
+                let column = Int32(index)
+                let value: (tag: Tag, pointer: UnsafeRawPointer?, payload: UInt64)
+                switch columns[index] {
+                case .text:
+                    value = Self.bytes(sqlite3_column_text(handle, column), { sqlite3_column_bytes(handle, column) }, .text)
+                case .optionalText:
+                    value =
+                        sqlite3_column_type(handle, column) == SQLITE_NULL
+                        ? (.null, nil, 0)
+                        : Self.bytes(sqlite3_column_text(handle, column), { sqlite3_column_bytes(handle, column) }, .text)
+                case .value:
+                    switch sqlite3_column_type(handle, column) {
+                    case SQLITE_INTEGER: value = (.integer, nil, UInt64(bitPattern: sqlite3_column_int64(handle, column)))
+                    case SQLITE_FLOAT: value = (.real, nil, sqlite3_column_double(handle, column).bitPattern)
+                    case SQLITE_TEXT:
+                        value = Self.bytes(sqlite3_column_text(handle, column), { sqlite3_column_bytes(handle, column) }, .text)
+                    case SQLITE_BLOB:
+                        value = Self.bytes(sqlite3_column_blob(handle, column), { sqlite3_column_bytes(handle, column) }, .blob)
+                    default: value = (.null, nil, 0)
+                    }
+                }
+                values[index] = value
+                switch value.tag {
+                case .null: size += 1
+                case .integer, .real: size += 9
+                case .text, .blob: size += 5 + Int(value.payload)
                 }
             }
+            storage.reserve(size)
+            var out = storage.base + storage.count
+            for index in 0..<count {
+                let value = values[index]
+                out.storeBytes(of: value.tag.rawValue, as: UInt8.self)
+                switch value.tag {
+                case .null: out += 1
+                case .integer, .real:
+                    (out + 1).storeBytes(of: value.payload, as: UInt64.self)
+                    out += 9
+                case .text, .blob:
+                    (out + 1).storeBytes(of: UInt32(value.payload), as: UInt32.self)
+                    if let pointer = value.pointer, value.payload > 0 {
+                        (out + 5).copyMemory(from: pointer, byteCount: Int(value.payload))
+                    }
+                    out += 5 + Int(value.payload)
+                }
+            }
+            storage.count += size
         }
         rowCount += 1
     }
 
-    private func appendNull() {
-        storage.reserve(1)
-        storage.base.storeBytes(of: Tag.null.rawValue, toByteOffset: storage.count, as: UInt8.self)
-        storage.count += 1
-    }
-
-    private func append(_ tag: Tag, _ value: UInt64) {
-        storage.reserve(9)
-        storage.base.storeBytes(of: tag.rawValue, toByteOffset: storage.count, as: UInt8.self)
-        storage.base.storeBytes(of: value, toByteOffset: storage.count + 1, as: UInt64.self)
-        storage.count += 9
-    }
-
-    private func appendBytes(_ pointer: UnsafeRawPointer?, count: Int32, tag: Tag) {
-        let count = pointer == nil ? 0 : Int(count)
-        storage.reserve(5 + count)
-        storage.base.storeBytes(of: tag.rawValue, toByteOffset: storage.count, as: UInt8.self)
-        storage.base.storeBytes(of: UInt32(count), toByteOffset: storage.count + 1, as: UInt32.self)
-        if let pointer, count > 0 { (storage.base + storage.count + 5).copyMemory(from: pointer, byteCount: count) }
-        storage.count += 5 + count
+    /// A text or blob value: its bytes and their count (asked after the pointer, as SQLite's
+    /// documentation advises); none for NULL.
+    private static func bytes(
+        _ pointer: UnsafeRawPointer?, _ count: () -> Int32, _ tag: Tag
+    ) -> (tag: Tag, pointer: UnsafeRawPointer?, payload: UInt64) {
+        guard let pointer else { return (tag, nil, 0) }
+        return (tag, pointer, UInt64(max(0, count())))
     }
 
     /// Calls `body` with each row, in order.
