@@ -16,6 +16,9 @@ import Foundation
 ///   `Change` per row of an observed table, reading the key (and an event's date) from the old
 ///   row (`sqlite3_preupdate_old`) and the new one (`sqlite3_preupdate_new`): a deleted event's
 ///   date and a moved event's old date are only there;
+///   The store's own insert of a record (`recordingInsert`, from the tables' `insert` and
+///   `insertIfAbsent`) records that change itself instead, with the hook off while it steps,
+///   when the insert can change nothing but its own rows;
 /// - the **commit hook** moves the collected changes to `committed` and forgets savepoints;
 /// - the **rollback hook** drops them ("a transaction is said to have been rolled back if an
 ///   explicit "ROLLBACK" statement is executed, or an error or constraint causes an implicit
