@@ -67,6 +67,14 @@ struct Note: StoreRecord, Equatable {
         configuration.appMigrations = migrations
         return configuration
     }
+
+    /// `configuration`, with the notes table made by `sql` instead: for tests of other shapes.
+    static func configuration(creatingTableWith sql: String) -> Store.Configuration {
+        var configuration = configuration
+        configuration.appMigrations = AppMigrations(
+            namespace: migrations.namespace, migrations: [Migration(version: 1, name: "create_notes", sql: sql)])
+        return configuration
+    }
 }
 
 @Suite("An app's own record kind")

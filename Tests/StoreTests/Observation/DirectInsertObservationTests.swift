@@ -133,22 +133,16 @@ struct DirectInsertObservationTests {
     /// deletes the old row first, which the hook reports as an update; and a key column of
     /// INTEGER affinity stores `007` as 7, which the hook reports as stored.
     @Test func aReplacingOrNumericKeyGoesThroughTheHook() async throws {
-        var configuration = Note.configuration
-        configuration.appMigrations = AppMigrations(
-            namespace: "notes-app",
-            migrations: [
-                Migration(
-                    version: 1, name: "create_notes",
-                    sql: """
-                        CREATE TABLE notes (
-                            id     TEXT PRIMARY KEY ON CONFLICT REPLACE NOT NULL,
-                            text   TEXT NOT NULL,
-                            pinned INTEGER NOT NULL,
-                            due    TEXT NOT NULL
-                        );
-                        """)
-            ])
-        try await withTemporaryStore(configuration: configuration) { store, _ throws in
+        let replacing = Note.configuration(
+            creatingTableWith: """
+                CREATE TABLE notes (
+                    id     TEXT PRIMARY KEY ON CONFLICT REPLACE NOT NULL,
+                    text   TEXT NOT NULL,
+                    pinned INTEGER NOT NULL,
+                    due    TEXT NOT NULL
+                );
+                """)
+        try await withTemporaryStore(configuration: replacing) { store, _ throws in
             let changes = StreamProbe(await store.changesFromNow())
             try await store.write { db in
                 try db.records(Note.self).insert(Note(id: "n", text: "One", pinned: false, due: Self.date))
@@ -160,14 +154,9 @@ struct DirectInsertObservationTests {
             #expect(try await changes.next().changes == [Change(kind: Note.kind, key: "n", operation: .update)])
             #expect(try await Self.directInserts(store) == 0)
         }
-        configuration.appMigrations = AppMigrations(
-            namespace: "notes-app",
-            migrations: [
-                Migration(
-                    version: 1, name: "create_notes",
-                    sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT);")
-            ])
-        try await withTemporaryStore(configuration: configuration) { store, _ throws in
+        let numeric = Note.configuration(
+            creatingTableWith: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT);")
+        try await withTemporaryStore(configuration: numeric) { store, _ throws in
             let changes = StreamProbe(await store.changesFromNow())
             try await store.write { db in
                 try db.records(Note.self).insert(Note(id: "007", text: "Bond", pinned: false, due: Self.date))
