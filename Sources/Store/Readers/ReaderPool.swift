@@ -68,7 +68,7 @@ final class ReaderPool: @unchecked Sendable {
     /// Protocol: emits the elements in the order yielded; finishes after the last, or throws
     /// what `produce` throws (`StoreError.closed` once the pool is closed). When the consuming
     /// task is cancelled or the stream is dropped, the next `yield` returns false and
-    /// `produce` should return (a running statement also sees `Database.checkCancellation`).
+    /// `produce` should return.
     /// Never waits for the consumer, as no read blocks its thread: elements not consumed yet are
     /// buffered, at most what the caller would hold once it has consumed them all.
     func stream<Element: Sendable>(

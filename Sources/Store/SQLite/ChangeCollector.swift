@@ -114,9 +114,9 @@ final class ChangeCollector {
     /// next resolved, which looks at the schema again (see `recordingInsert`).
     @exclusivity(unchecked) private var schemaMayHaveChanged = false
     /// How many inserts recorded their change themselves (see `recordingInsert`): for tests.
-    private(set) var directInserts = 0
+    @exclusivity(unchecked) private(set) var directInserts = 0
     /// The connection the hooks are installed on (nil once uninstalled).
-    private var handle: OpaquePointer?
+    @exclusivity(unchecked) private var handle: OpaquePointer?
     /// Whether the database's text encoding is UTF-8 (told by `PRAGMA encoding` when the
     /// columns are resolved): the hook then reads a key's bytes in place (see `text`).
     @exclusivity(unchecked) private var textIsUTF8 = false
