@@ -11,8 +11,7 @@ struct ChangeLogTable {
 
     /// Logs one transaction's changes and returns its `tx`.
     @discardableResult
-    func append<Changes: RandomAccessCollection<Change>>(_ changes: Changes, committedAt: Date) throws -> Int64
-    where Changes.Index == Int {
+    func append(_ changes: ChangeList, committedAt: Date) throws -> Int64 {
         let json = Self.encode(changes)
         let statement = try db.cachedStatement(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)")
         try statement.bind(Timestamp.format(committedAt), at: 1)
@@ -34,44 +33,48 @@ struct ChangeLogTable {
     /// (rows written before grouping hold only the second form; `changes(in:)` reads both).
     /// UTF-8 bytes, written directly: a 100,000-record sync logs 100,000 changes, and the grouped
     /// form is about a third the size of one element per change (less to write, and to commit).
-    static func encode<Changes: RandomAccessCollection<Change>>(_ changes: Changes) -> [UInt8] where Changes.Index == Int {
+    /// One pass over the changes, read in place (`ChangeList.forEachChange`).
+    static func encode(_ changes: ChangeList) -> [UInt8] {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(changes.count * 24 + 64)
-        var index = changes.startIndex
-        while index < changes.endIndex {
-            let change = changes[index]
-            if index > changes.startIndex { out.append(UInt8(ascii: ",")) }
+        // The element still open: a group of keys of one kind and operation.
+        var group: (kindPosition: UInt16, operation: Change.Operation)?
+        var isFirst = true
+        changes.forEachChange { kindPosition, kind, key, operation, dates in
+            let isEvent = kind == .event
+            if !isEvent, let open = group, open.kindPosition == kindPosition, open.operation == operation {
+                out.append(UInt8(ascii: ","))
+                JSONWriter.writeString(key, into: &out)
+                return
+            }
+            if group != nil {
+                out.append(contentsOf: "]}".utf8)
+                group = nil
+            }
+            if !isFirst { out.append(UInt8(ascii: ",")) }
+            isFirst = false
             out.append(contentsOf: #"{"kind":""#.utf8)
-            out.append(contentsOf: change.kind.rawValue.utf8)
-            if change.kind == .event {
+            out.append(contentsOf: kind.rawValue.utf8)
+            if isEvent {
                 out.append(contentsOf: #"","key":"#.utf8)
-                JSONWriter.writeString(change.key, into: &out)
+                JSONWriter.writeString(key, into: &out)
                 out.append(contentsOf: #","operation":""#.utf8)
-                out.append(contentsOf: change.operation.rawValue.utf8)
+                out.append(contentsOf: operation.rawValue.utf8)
                 out.append(contentsOf: #"","dates":["#.utf8)
-                for (position, date) in change.dates.enumerated() {
+                for (position, date) in dates.enumerated() {
                     if position > 0 { out.append(UInt8(ascii: ",")) }
                     JSONWriter.writeString(date.description, into: &out)
                 }
                 out.append(contentsOf: "]}".utf8)
-                index += 1
-                continue
+                return
             }
             out.append(contentsOf: #"","operation":""#.utf8)
-            out.append(contentsOf: change.operation.rawValue.utf8)
+            out.append(contentsOf: operation.rawValue.utf8)
             out.append(contentsOf: #"","keys":["#.utf8)
-            JSONWriter.writeString(change.key, into: &out)
-            index += 1
-            // Each change read once (a `ChangeList` makes a `Change` per subscript).
-            while index < changes.endIndex {
-                let next = changes[index]
-                guard next.kind == change.kind, next.operation == change.operation else { break }
-                out.append(UInt8(ascii: ","))
-                JSONWriter.writeString(next.key, into: &out)
-                index += 1
-            }
-            out.append(contentsOf: "]}".utf8)
+            JSONWriter.writeString(key, into: &out)
+            group = (kindPosition, operation)
         }
+        if group != nil { out.append(contentsOf: "]}".utf8) }
         out.append(UInt8(ascii: "]"))
         return out
     }

@@ -637,6 +637,10 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
     init() {}
 
     init(arrayLiteral changes: Change...) {
+        self.init(changes)
+    }
+
+    init(_ changes: some Sequence<Change>) {
         for change in changes { append(change) }
     }
 
@@ -650,6 +654,22 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
         return Change(
             kind: kinds[Int(entry.kind)], key: entry.key, operation: entry.operation,
             dates: entry.hasDates ? dates[position] ?? [] : [])
+    }
+
+    /// Calls `body` with each change in order, read in place (no `Change` is made): its kind's
+    /// position among the kinds seen (equal positions, equal kinds), kind, key, operation and
+    /// dates. For the change log's encoder, which visits every change of a transaction.
+    func forEachChange(
+        _ body: (
+            _ kindPosition: UInt16, _ kind: RecordKind, _ key: String, _ operation: Change.Operation, _ dates: [CalendarDate]
+        )
+            -> Void
+    ) {
+        for (position, entry) in entries.enumerated() {
+            body(
+                entry.kind, kinds[Int(entry.kind)], entry.key, entry.operation,
+                entry.hasDates ? dates[position] ?? [] : [])
+        }
     }
 
     /// The last change's operation if it is of this record (compared in place: no `Change` is

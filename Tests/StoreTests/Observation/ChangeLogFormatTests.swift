@@ -20,7 +20,7 @@ struct ChangeLogFormatTests {
     ]
 
     @Test func readsBackEveryChangeInOrder() {
-        #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode(Self.mixed))) == Self.mixed)
+        #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode(ChangeList(Self.mixed)))) == Self.mixed)
         #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode([]))).isEmpty)
         // What it does not understand (a later version's element, a damaged row) it skips. A kind
         // it does not know is an app's (kinds are open) and is read like any other.
@@ -35,7 +35,7 @@ struct ChangeLogFormatTests {
     }
 
     @Test func consecutiveChangesOfOneKindAndOperationShareAnElement() throws {
-        let text = String(decoding: ChangeLogTable.encode(Self.mixed), as: UTF8.self)
+        let text = String(decoding: ChangeLogTable.encode(ChangeList(Self.mixed)), as: UTF8.self)
         guard case .array(let elements) = try JSONParser.parse(Data(text.utf8)) else {
             Issue.record("not an array: \(text)")
             return
