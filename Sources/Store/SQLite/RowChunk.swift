@@ -16,6 +16,9 @@ enum ColumnCopy: Sendable {
 /// caller's thread, where they are used and freed, not on the reader's
 /// (`Benchmarks/Profiles/fetch.md`). Each value is a tag byte, then 8 bytes (integer, real) or a
 /// 4-byte length and the bytes (text, blob), in the machine's byte order.
+///
+/// Filled, then handed over: copies share one storage (it is not copied on write), so a chunk
+/// is never appended to once a copy of it has been taken (`Store.copyRows` starts a new one).
 struct RowChunk: Sendable {
     let columns: [ColumnCopy]
     private let storage: Storage
@@ -26,8 +29,8 @@ struct RowChunk: Sendable {
 
     private enum Tag: UInt8 { case null, integer, real, text, blob }
 
-    /// The chunk's bytes, written with plain stores and `memcpy` (an `Array`'s appends, a few
-    /// per value, cost the copy about as much as SQLite's stepping).
+    /// The chunk's bytes, written with plain stores and `memcpy` (with an `Array`'s appends, a
+    /// few per value, the copy cost about as much as the decoding it moves off the reader).
     private final class Storage: @unchecked Sendable {
         // Why @unchecked Sendable is safe: the reader's thread writes a chunk's storage until it
         // hands the chunk over (`ReaderPool.stream`'s continuation, which orders the writes
