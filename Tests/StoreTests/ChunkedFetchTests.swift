@@ -63,7 +63,24 @@ struct ChunkedFetchTests {
                 try db.execute("PRAGMA ignore_check_constraints = ON")
                 try db.execute("INSERT INTO events (id, title, date) VALUES ('bad', 'T', 'not a date')")
             }
-            await #expect(throws: StoreError.self) { try await store.events.fetchAll() }
+            do {
+                _ = try await store.events.fetchAll()
+                Issue.record("a stored date that is no date was fetched")
+            } catch StoreError.invalidRecord(let kind, let key, let field, _) {
+                #expect(kind == .event && key == "bad" && field == "date")
+            }
+        }
+    }
+
+    /// One value far larger than a chunk (chunks hold 24 to 96 KB): copied whole into its own.
+    @Test func aValueLargerThanAChunkComesBackWhole() async throws {
+        try await withTemporaryStore { store, _ throws in
+            var all = Self.frameworks(100)
+            all[50].description = String(repeating: "0123456789é", count: 500_000) // 6 MB
+            try await store.frameworks.insert(all)
+            let fetched = try await store.frameworks.fetchAll()
+            #expect(fetched.count == 100 && fetched[50].description.utf8.count == 6_000_000)
+            #expect(fetched == all)
         }
     }
 
@@ -91,12 +108,12 @@ struct ChunkedFetchTests {
     }
 
     @Test func aClosedStoreThrowsClosed() async throws {
-        let (store, directory) = try await withTemporaryDirectory { directory in
-            (try await Store.open(at: directory.databasePath), directory)
+        try await withTemporaryStore { store, _ throws in
+            try await store.frameworks.insert(Self.frameworks(10))
+            await store.close()
+            await #expect(throws: StoreError.closed) { try await store.frameworks.fetchAll() }
+            await #expect(throws: StoreError.closed) { try await store.events.fetchAll() }
         }
-        _ = directory
-        await store.close()
-        await #expect(throws: StoreError.closed) { try await store.frameworks.fetchAll() }
     }
 
     /// Every SQLite type through each way of copying a column reads back as `Statement` reads it.

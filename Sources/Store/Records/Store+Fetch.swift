@@ -9,7 +9,7 @@ extension Store {
     /// So the stepping and the decoding of a large fetch overlap on two cores, and every string
     /// of the result is allocated on the thread that goes on to use and free it, not on the
     /// reader's (`Benchmarks/Profiles/fetch.md`: records made on one core and freed on another
-    /// cost both cores' caches). A store in memory reads through its writer, then decodes.
+    /// cost both cores' caches). A store in memory (no readers) copies every chunk in one `read`, then decodes.
     ///
     /// - Throws: what `decode` throws (a stored value out of its kind's rules), and what `read`
     ///   throws: `CancellationError` once the task is cancelled (the reader stops at its next
@@ -22,7 +22,7 @@ extension Store {
         if let readers {
             chunks = readers.stream { database, yield in try Self.copyRows(of: query, columns, on: database, yield) }
         } else {
-            let all = try await writer.write { database in
+            let all = try await read { database in
                 var all: [RowChunk] = []
                 try Self.copyRows(of: query, columns, on: database) {
                     all.append($0); return true
@@ -41,9 +41,7 @@ extension Store {
         }
         // A cancelled task's stream ends early without an error: the records are not all there.
         try Task.checkCancellation()
-        // Growing one row at a time leaves up to twice the rows' room; keep no more than that.
-        if records.capacity > 2 * records.count + 16 { return records.withUnsafeBufferPointer { Array($0) } }
-        return records
+        return records.withoutExcessCapacity()
     }
 
     /// The bytes of rows the first chunk holds before it is handed over, small so that the

@@ -204,9 +204,7 @@ public final class Database {
         if statement.lastRowCount > 0 { results.reserveCapacity(statement.lastRowCount) }
         while try statement.step() { results.append(try map(statement)) }
         statement.lastRowCount = results.count
-        // Growing one row at a time leaves up to twice the rows' room; keep no more than that.
-        if results.capacity > 2 * results.count + 16 { return results.withUnsafeBufferPointer { Array($0) } }
-        return results
+        return results.withoutExcessCapacity()
     }
 
     /// The number of rows changed by the last INSERT, UPDATE or DELETE run on this connection

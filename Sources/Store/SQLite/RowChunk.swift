@@ -15,7 +15,9 @@ enum ColumnCopy: Sendable {
 /// of a large fetch overlap on two cores, and the records' strings are allocated on the
 /// caller's thread, where they are used and freed, not on the reader's
 /// (`Benchmarks/Profiles/fetch.md`). Each value is a tag byte, then 8 bytes (integer, real) or a
-/// 4-byte length and the bytes (text, blob), in the machine's byte order.
+/// 4-byte length and the bytes (text, blob), in the machine's byte order. Four bytes hold any
+/// length: "the maximum number of bytes in a string or BLOB in SQLite ... can never be more
+/// than 2147483647" (https://sqlite.org/limits.html, SQLITE_MAX_LENGTH).
 ///
 /// Filled, then handed over: copies share one storage (it is not copied on write), so a chunk
 /// is never appended to once a copy of it has been taken (`Store.copyRows` starts a new one).
