@@ -101,6 +101,21 @@ struct DurabilityTests {
         }
     }
 
+    /// Once a burst is over the writer goes idle and expects nothing: the next lone write is
+    /// committed at once, not held for the burst's writers.
+    @Test("after a burst under .full the writer forgets the burst: a lone write is not held")
+    func aBurstIsForgottenOnceIdle() async throws {
+        try await withTemporaryStore(configuration: Self.configuration(.full)) { store, _ throws in
+            try await writeConcurrently(store, tasks: 8, writesPerTask: 20)
+            // The drain that answered the burst's last writes still holds the actor; this waits
+            // for it to end (nothing more comes), so it sees what the next write would meet.
+            #expect(await store.writer.gatheringGoal == 0)
+            try await store.frameworks.insert(Fixtures.framework("lone"))
+            #expect(await store.writer.gatheringGoal == 0)
+            #expect(try await store.frameworks.count() == 8 * 20 + 1)
+        }
+    }
+
     /// A gathering batch begins its transaction before its first write comes. When none comes
     /// (the burst is over), that transaction must end: another connection can then take the
     /// write lock at once, and the writer still writes.

@@ -52,8 +52,9 @@ actor DatabaseWriter {
     private let busyTimeout: Duration
     /// Whether a batch gathers the writers the last one answered (see `runNextBatch`).
     private let gathersBatches: Bool
-    /// How many writes the last batch held, and how long its COMMIT took (when gathering).
-    private var lastBatchSize = 0
+    /// How many writes the next batch waits for (when gathering).
+    private var gathering: BatchGathering
+    /// How long the last COMMIT took (when gathering).
     private var lastCommitDuration: Duration = .zero
 
     /// Opens the connection and runs `prepare` on it (pragmas, migrations) before any write.
@@ -75,6 +76,7 @@ actor DatabaseWriter {
         self.busyTimeout = options.busyTimeout
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.gathersBatches = gathersBatches
+        self.gathering = BatchGathering(maximumBatchSize: self.maximumBatchSize)
         self.willCommit = willCommit
         self.onCommit = onCommit
     }
@@ -113,6 +115,9 @@ actor DatabaseWriter {
 
     /// Writes queued and not yet taken into a transaction (for tests).
     nonisolated var queuedWrites: Int { mailbox.count }
+
+    /// How many writes the next batch would gather, 0 for none (for tests).
+    var gatheringGoal: Int { gathersBatches ? gathering.goal : 0 }
 
     /// Closes the connection once the writes requested before have run; later writes throw
     /// `StoreError.closed`. Writes are refused from the call on, before it waits for the actor,
@@ -155,21 +160,21 @@ actor DatabaseWriter {
     /// write wakes it again).
     ///
     /// With `gathersBatches` (durability `.full`, where a commit costs a sync) a batch also
-    /// gathers: it aims for as many writes as the last batch held, since its callers, answered
-    /// just now, post their next writes within microseconds. Without that, 8 writers split into
-    /// uneven batches (those that queued during a commit, then those it answered): 4.4 to 7
-    /// writes per sync instead of 8 in the benchmark's `concurrent-writes-full`. The batch
-    /// starts with the first write to come, and runs each later one as it comes, while the
-    /// others are still on their way: the transaction's work overlaps the callers' scheduling
-    /// instead of following it. It commits once the goal is reached, or after half the last
+    /// gathers: it aims for as many writes as the last batch answered plus those that were
+    /// already queued behind it (`BatchGathering`), since callers answered just now post their
+    /// next writes within microseconds. Without that, 8 writers split into uneven batches (those
+    /// that queued during a commit, then those it answered): 4.4 to 7 writes per sync instead of
+    /// 8 in the benchmark's `concurrent-writes-full`. The batch starts with the first write to
+    /// come, and runs each later one as it comes, while the others are still on their way: the
+    /// transaction's work overlaps the callers' scheduling instead of following it. It commits once the goal is reached, or after half the last
     /// commit's time and never more than 5 ms (a large sync's commit can take far longer than
     /// a sync of the WAL); a writer that does not come back costs at most that, once: the next
     /// batch is smaller, and so is the next goal. If nothing came by the deadline the writer
     /// goes idle and forgets the goal, so a lone write after a burst is not held. No gathering
-    /// if the last batch held one. Each caller is still answered right after the commit that
+    /// when one write is expected. Each caller is still answered right after the commit that
     /// holds its write.
     private func runNextBatch() -> Bool {
-        let goal = gathersBatches && lastBatchSize > 1 ? min(lastBatchSize, maximumBatchSize) : 0
+        let goal = gathersBatches ? gathering.goal : 0
         let deadline = goal > 0 ? ContinuousClock.now + min(lastCommitDuration / 2, .milliseconds(5)) : nil
         var batch = WriteBatch(gathering: goal > 0)
         // Gathering, the transaction begins while the first write is still on its way, so that
@@ -186,6 +191,7 @@ actor DatabaseWriter {
         }
         if batch.writes.isEmpty { // none queued, or every write taken had been cancelled
             if case .some(nil) = begun { database.rollbackIfNeeded() }
+            if !anyQueued { gathering.wentIdle() }
             return anyQueued
         }
         if let failure = begun ?? begin(database) {
@@ -200,7 +206,7 @@ actor DatabaseWriter {
             run(&batch, from: count, on: database)
         }
         if !batch.isOver { commit(&batch, on: database) }
-        lastBatchSize = batch.writes.count
+        if gathersBatches { gathering.batchEnded(answering: batch.writes.count, queued: mailbox.count) }
         for (write, outcome) in zip(batch.writes, batch.outcomes) { write.finish(outcome) }
         return true
     }

@@ -1,0 +1,38 @@
+/// How many writes the writer's next batch waits for under durability `.full`, learned from
+/// the batch before it (see `DatabaseWriter.runNextBatch`).
+///
+/// After a commit the writer expects as many writes as it is about to answer (their callers,
+/// answered, usually write again within microseconds) plus those already queued behind the
+/// commit. Counting the queued ones is what lets a split heal: 8 writers split into two groups of
+/// 4 (one group's writes arriving while the other's commit syncs, after a caller was late once)
+/// would otherwise alternate batches of 4 for good, each batch's goal met by the writes already
+/// queued, at two syncs where one would do. Measured in `Benchmarks/Profiles/concurrent-writes.md`.
+struct BatchGathering: Sendable {
+    /// The most writes one transaction may hold.
+    let maximumBatchSize: Int
+    /// The writes expected soon; 0 when nothing is expected (a fresh or idle writer).
+    private(set) var expectedWrites = 0
+
+    init(maximumBatchSize: Int) {
+        self.maximumBatchSize = maximumBatchSize
+    }
+
+    /// How many writes the next batch gathers before it commits, or 0 for no gathering: a lone
+    /// writer is not held (there is nobody to wait for), nor is a write that must commit alone.
+    var goal: Int {
+        let goal = min(expectedWrites, maximumBatchSize)
+        return goal > 1 ? goal : 0
+    }
+
+    /// A batch of `answered` writes has committed (or failed) and `queued` more wait in the
+    /// mailbox; its callers are about to be answered.
+    mutating func batchEnded(answering answered: Int, queued: Int) {
+        expectedWrites = answered + queued
+    }
+
+    /// Nothing came by the deadline: the burst is over, and the next write, whenever it comes,
+    /// is not held for writers that stopped.
+    mutating func wentIdle() {
+        expectedWrites = 0
+    }
+}
