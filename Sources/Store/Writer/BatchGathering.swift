@@ -7,6 +7,10 @@
 /// 4 (one group's writes arriving while the other's commit syncs, after a caller was late once)
 /// would otherwise alternate batches of 4 for good, each batch's goal met by the writes already
 /// queued, at two syncs where one would do. Measured in `Benchmarks/Profiles/concurrent-writes.md`.
+///
+/// The cost: writes from callers that do not write again (each task writes once) are waited
+/// for in vain, until the batch's deadline (half the last commit, at most 5 ms), which the last
+/// size alone also did whenever fewer writes were queued than the last batch held.
 struct BatchGathering: Sendable {
     /// The most writes one transaction may hold.
     let maximumBatchSize: Int
