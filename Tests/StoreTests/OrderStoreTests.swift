@@ -77,6 +77,31 @@ struct OrderStoreTests {
         }
     }
 
+    /// `fetchAll` walks orders and items in id order side by side: ids that share prefixes or
+    /// sort past ASCII, and items left behind by another program (foreign keys off) whose order
+    /// does not exist, before, between and after the real ones, still give each order exactly
+    /// its own items, as `find` does.
+    @Test func fetchAllMatchesItemsToOrdersByIdAndSkipsItemsWithoutAnOrder() async throws {
+        try await withTemporaryStore { store, directory throws in
+            let ids = ["a", "a b", "a-1", "ab", "b", "é", "z"]
+            let orders = ids.enumerated().map { index, id in
+                Fixtures.order(id, prices: (0...index % 3).map { String($0 + 1) })
+            }
+            for order in orders.reversed() { try await store.orders.insert(order) }
+            let other = try Database(path: directory.databasePath, options: .init())
+            try other.execute("PRAGMA foreign_keys = OFF")
+            for orphan in ["", "0", "a a", "aa", "c", "zz", "éé"] {
+                try other.execute(
+                    "INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity) VALUES (?, 0, 'Left behind', 1, 1, 1)",
+                    [.text(orphan)])
+            }
+            other.close()
+            let fetched = try await store.orders.fetchAll()
+            #expect(fetched == orders.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) })
+            for order in fetched { #expect(try await store.orders.find(order.id) == order) }
+        }
+    }
+
     @Test func refusesToInsertAnIDThatIsTakenAndKeepsTheFirstOrdersItems() async throws {
         try await withTemporaryStore { store, _ throws in
             let first = Fixtures.order("o-1", prices: ["1.00"])

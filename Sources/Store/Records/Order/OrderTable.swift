@@ -2,21 +2,11 @@
 public struct OrderTable {
     let db: Database
 
-    /// Every order with its items, ordered by id.
+    /// Every order with its items, ordered by id: `forEachRecord`'s two cursors, collected.
     public func fetchAll() throws -> [Order] {
-        let headers = try db.query("SELECT id, placed_at FROM orders ORDER BY id") { ($0.text(0), $0.int64(1)) }
-        var itemsByOrder: [String: [OrderItem]] = [:]
-        itemsByOrder.reserveCapacity(headers.count)
-        _ = try db.query(
-            "SELECT order_id, item_name, price_cents, aisle, quantity FROM order_items ORDER BY order_id, position"
-        ) { row in
-            let id = row.text(0)
-            let index = itemsByOrder[id]?.count ?? 0
-            itemsByOrder[id, default: []].append(try Self.decodeItem(row, from: 1, order: id, index: index))
-        }
-        return try headers.map { id, placedAt in
-            try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: itemsByOrder[id] ?? []))
-        }
+        var orders: [Order] = []
+        try forEachRecord { orders.append($0) }
+        return orders
     }
 
     /// Every order with its items, ordered by id, one at a time: two cursors (orders, and
