@@ -92,7 +92,10 @@ struct OrderStoreTests {
             try other.execute("PRAGMA foreign_keys = OFF")
             for orphan in ["", "0", "a a", "aa", "c", "zz", "éé"] {
                 try other.execute(
-                    "INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity) VALUES (?, 0, 'Left behind', 1, 1, 1)",
+                    """
+                    INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity)
+                    VALUES (?, 0, 'Left behind', 1, 1, 1)
+                    """,
                     [.text(orphan)])
             }
             other.close()

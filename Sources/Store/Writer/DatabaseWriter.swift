@@ -166,13 +166,13 @@ actor DatabaseWriter {
     /// that queued during a commit, then those it answered): 4.4 to 7 writes per sync instead of
     /// 8 in the benchmark's `concurrent-writes-full`. The batch starts with the first write to
     /// come, and runs each later one as it comes, while the others are still on their way: the
-    /// transaction's work overlaps the callers' scheduling instead of following it. It commits once the goal is reached, or after half the last
-    /// commit's time and never more than 5 ms (a large sync's commit can take far longer than
-    /// a sync of the WAL); a writer that does not come back costs at most that, once: the next
-    /// batch is smaller, and so is the next goal. If nothing came by the deadline the writer
-    /// goes idle and forgets the goal, so a lone write after a burst is not held. No gathering
-    /// when one write is expected. Each caller is still answered right after the commit that
-    /// holds its write.
+    /// transaction's work overlaps the callers' scheduling instead of following it. It commits
+    /// once the goal is reached, or after half the last commit's time and never more than 5 ms
+    /// (a large sync's commit can take far longer than a sync of the WAL); a writer that does
+    /// not come back costs at most that, once: the next batch is smaller, and so is the next
+    /// goal. If nothing came by the deadline the writer goes idle and forgets the goal, so a
+    /// lone write after a burst is not held. No gathering when one write is expected. Each
+    /// caller is still answered right after the commit that holds its write.
     private func runNextBatch() -> Bool {
         let goal = gathersBatches ? gathering.goal : 0
         let deadline = goal > 0 ? ContinuousClock.now + min(lastCommitDuration / 2, .milliseconds(5)) : nil
