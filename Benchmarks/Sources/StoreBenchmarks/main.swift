@@ -515,7 +515,7 @@ if wanted("concurrent-writes-full") {
                 "\(rate(total, ours)), \(microseconds(ours, per: total))/write (group commit, \(String(format: "%.1f", perTransaction)) writes/transaction)",
             baseline:
                 "the same tasks and API under full, one transaction per write (maximumWritesPerTransaction = 1) \(rate(total, unbatched)), \(microseconds(unbatched, per: total))/write",
-            ratio: String(format: "%.1fx throughput vs one transaction per write", unbatched / ours),
+            ratio: String(format: "%.2fx throughput vs one transaction per write", unbatched / ours),
             ratioValue: unbatched / ours,
             target: ">= 5x throughput vs one transaction per write", met: unbatched / ours >= 5))
 }
