@@ -5,42 +5,33 @@ import Testing
 /// `BatchGathering`: how many writes a batch under `.full` waits for, from the batch before.
 @Suite("BatchGathering")
 struct BatchGatheringTests {
-    @Test("a fresh writer, and one that expects a single write, gathers nothing")
-    func nothingToWaitFor() {
-        var gathering = BatchGathering(maximumBatchSize: 1_000)
-        #expect(gathering.goal == 0)
-        gathering.batchEnded(answering: 1, queued: 0)
-        #expect(gathering.goal == 0)
+    @Test("a fresh writer gathers nothing")
+    func freshGathersNothing() {
+        #expect(BatchGathering(maximumBatchSize: 1_000).goal == 0)
     }
 
-    @Test("the writes answered and those queued behind them are both expected")
-    func answeredAndQueued() {
-        var gathering = BatchGathering(maximumBatchSize: 1_000)
-        gathering.batchEnded(answering: 8, queued: 0)
-        #expect(gathering.goal == 8)
-        // Two groups of 4 (one queued while the other's commit synced) make one batch of 8 again.
-        gathering.batchEnded(answering: 4, queued: 4)
-        #expect(gathering.goal == 8)
-        // A lone writer with one write queued behind it: two are worth waiting for.
-        gathering.batchEnded(answering: 1, queued: 1)
-        #expect(gathering.goal == 2)
-    }
-
-    @Test("the goal never exceeds the largest batch")
-    func capped() {
-        var gathering = BatchGathering(maximumBatchSize: 5)
-        gathering.batchEnded(answering: 5, queued: 40)
-        #expect(gathering.goal == 5)
-        // One write per transaction (group commit off): there is never anything to gather.
-        var off = BatchGathering(maximumBatchSize: 1)
-        off.batchEnded(answering: 1, queued: 7)
-        #expect(off.goal == 0)
+    /// (largest batch, writes answered, writes queued behind them, the next batch's goal)
+    @Test(
+        "the writes answered and those queued behind them are both expected, up to the largest batch",
+        arguments: [
+            (1_000, 1, 0, 0), // a lone writer is not held
+            (1_000, 8, 0, 8),
+            (1_000, 4, 4, 8), // two groups of 4 (one queued while the other's commit synced) join again
+            (1_000, 1, 1, 2), // a lone writer with one write queued behind it: two are worth waiting for
+            (5, 5, 40, 5), // never more than one transaction may hold
+            (1, 1, 7, 0), // one write per transaction (group commit off): nothing to gather
+        ])
+    func goalAfterABatch(largest: Int, answered: Int, queued: Int, goal: Int) {
+        var gathering = BatchGathering(maximumBatchSize: largest)
+        gathering.batchEnded(answering: answered, queued: queued)
+        #expect(gathering.goal == goal)
     }
 
     @Test("an idle writer forgets what it expected")
     func idleForgets() {
         var gathering = BatchGathering(maximumBatchSize: 1_000)
         gathering.batchEnded(answering: 8, queued: 3)
+        #expect(gathering.goal == 11)
         gathering.wentIdle()
         #expect(gathering.goal == 0)
     }
