@@ -116,7 +116,7 @@ actor DatabaseWriter {
     /// Writes queued and not yet taken into a transaction (for tests).
     nonisolated var queuedWrites: Int { mailbox.count }
 
-    /// How many writes the next batch would gather, 0 for none (for tests).
+    /// How many writes the next batch gathers, 0 for none.
     var gatheringGoal: Int { gathersBatches ? gathering.goal : 0 }
 
     /// Closes the connection once the writes requested before have run; later writes throw
@@ -174,7 +174,7 @@ actor DatabaseWriter {
     /// lone write after a burst is not held. No gathering when one write is expected. Each
     /// caller is still answered right after the commit that holds its write.
     private func runNextBatch() -> Bool {
-        let goal = gathersBatches ? gathering.goal : 0
+        let goal = gatheringGoal
         let deadline = goal > 0 ? ContinuousClock.now + min(lastCommitDuration / 2, .milliseconds(5)) : nil
         var batch = WriteBatch(gathering: goal > 0)
         // Gathering, the transaction begins while the first write is still on its way, so that
