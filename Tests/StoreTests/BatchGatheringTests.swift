@@ -7,7 +7,7 @@ import Testing
 struct BatchGatheringTests {
     @Test("a fresh writer gathers nothing")
     func freshGathersNothing() {
-        #expect(BatchGathering(maximumBatchSize: 1_000).goal == 0)
+        #expect(BatchGathering().goal(upTo: 1_000) == 0)
     }
 
     /// (largest batch, writes answered, writes queued behind them, the next batch's goal)
@@ -22,17 +22,17 @@ struct BatchGatheringTests {
             (1, 1, 7, 0), // one write per transaction (group commit off): nothing to gather
         ])
     func goalAfterABatch(largest: Int, answered: Int, queued: Int, goal: Int) {
-        var gathering = BatchGathering(maximumBatchSize: largest)
+        var gathering = BatchGathering()
         gathering.batchEnded(answering: answered, queued: queued)
-        #expect(gathering.goal == goal)
+        #expect(gathering.goal(upTo: largest) == goal)
     }
 
     @Test("an idle writer forgets what it expected")
     func idleForgets() {
-        var gathering = BatchGathering(maximumBatchSize: 1_000)
+        var gathering = BatchGathering()
         gathering.batchEnded(answering: 8, queued: 3)
-        #expect(gathering.goal == 11)
+        #expect(gathering.goal(upTo: 1_000) == 11)
         gathering.wentIdle()
-        #expect(gathering.goal == 0)
+        #expect(gathering.goal(upTo: 1_000) == 0)
     }
 }

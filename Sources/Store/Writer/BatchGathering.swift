@@ -12,18 +12,13 @@
 /// for in vain, until the batch's deadline (half the last commit, at most 5 ms), which the last
 /// size alone also did whenever fewer writes were queued than the last batch held.
 struct BatchGathering: Sendable {
-    /// The most writes one transaction may hold.
-    let maximumBatchSize: Int
     /// The writes expected soon; 0 when nothing is expected (a fresh or idle writer).
     private(set) var expectedWrites = 0
 
-    init(maximumBatchSize: Int) {
-        self.maximumBatchSize = maximumBatchSize
-    }
-
-    /// How many writes the next batch gathers before it commits, or 0 for no gathering: a lone
-    /// writer is not held (there is nobody to wait for), nor is a write that must commit alone.
-    var goal: Int {
+    /// How many writes the next batch gathers before it commits, at most `maximumBatchSize` (the
+    /// most one transaction may hold), or 0 for no gathering: a lone writer is not held (there
+    /// is nobody to wait for), nor is a write that must commit alone.
+    func goal(upTo maximumBatchSize: Int) -> Int {
         let goal = min(expectedWrites, maximumBatchSize)
         return goal > 1 ? goal : 0
     }

@@ -53,7 +53,7 @@ actor DatabaseWriter {
     /// Whether a batch gathers the writers the last one answered (see `runNextBatch`).
     private let gathersBatches: Bool
     /// How many writes the next batch waits for (when gathering).
-    private var gathering: BatchGathering
+    private var gathering = BatchGathering()
     /// How long the last COMMIT took (when gathering).
     private var lastCommitDuration: Duration = .zero
 
@@ -76,7 +76,6 @@ actor DatabaseWriter {
         self.busyTimeout = options.busyTimeout
         self.maximumBatchSize = max(1, maximumBatchSize)
         self.gathersBatches = gathersBatches
-        self.gathering = BatchGathering(maximumBatchSize: self.maximumBatchSize)
         self.willCommit = willCommit
         self.onCommit = onCommit
     }
@@ -117,7 +116,7 @@ actor DatabaseWriter {
     nonisolated var queuedWrites: Int { mailbox.count }
 
     /// How many writes the next batch gathers, 0 for none.
-    var gatheringGoal: Int { gathersBatches ? gathering.goal : 0 }
+    var gatheringGoal: Int { gathersBatches ? gathering.goal(upTo: maximumBatchSize) : 0 }
 
     /// Closes the connection once the writes requested before have run; later writes throw
     /// `StoreError.closed`. Writes are refused from the call on, before it waits for the actor,
