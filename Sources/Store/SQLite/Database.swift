@@ -122,7 +122,8 @@ public final class Database {
 
     /// Throws `CancellationError` if the task awaiting the running ``Store/read(_:)`` or
     /// ``Store/write(_:)`` was cancelled. Call it where a transaction loops (sync's reconciler does, between
-    /// records): the closure then throws and its transaction is rolled back.
+    /// records): the closure then throws and its transaction is rolled back. The store's own
+    /// loops over a query's rows (`fetchAll` and the tables' reads) call it every few hundred rows.
     public func checkCancellation() throws {
         if let cancellation, cancellation.isCancelled { throw CancellationError() }
     }
@@ -166,7 +167,9 @@ public final class Database {
 
     /// Every row of a query with `arguments` bound to its `?` placeholders, copied out in order.
     ///
-    /// - Throws: ``SQLiteError`` if the SQL does not compile or a step fails.
+    /// - Throws: ``SQLiteError`` if the SQL does not compile or a step fails;
+    ///   `CancellationError` once the task awaiting the read or write it runs in is cancelled
+    ///   (see ``checkCancellation()``).
     public func fetchAll(_ sql: String, _ arguments: [SQLValue] = []) throws -> [Row] {
         try query(sql, arguments) { Row(statement: $0) }
     }
@@ -183,13 +186,24 @@ public final class Database {
     }
 
     /// Runs a query and hands each row to `body` while the statement points at it, keeping
-    /// none: a cursor, for reading a table of any size in bounded memory.
+    /// none: a cursor, for reading a table of any size in bounded memory. Looks at the running
+    /// read's or write's cancellation every `rowsBetweenCancellationChecks` rows.
     func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Statement) throws -> Void) throws {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
-        while try statement.step() { try body(statement) }
+        var rows = 0
+        while try statement.step() {
+            rows &+= 1
+            if rows % Self.rowsBetweenCancellationChecks == 0 { try checkCancellation() }
+            try body(statement)
+        }
     }
+
+    /// How many rows `forEachRow` and `query` step between two looks at the cancellation of the
+    /// read or write they run in (`checkCancellation`): a cancelled task's long read ends within
+    /// a few hundred rows (Ctrl-C on `storectl orders list`), and a short one pays no lock.
+    static let rowsBetweenCancellationChecks = 256
 
     /// Runs a query and maps each row while the statement points at it.
     ///
@@ -202,7 +216,10 @@ public final class Database {
         defer { statement.reset() }
         var results: [T] = []
         if statement.lastRowCount > 0 { results.reserveCapacity(statement.lastRowCount) }
-        while try statement.step() { results.append(try map(statement)) }
+        while try statement.step() {
+            if (results.count + 1) % Self.rowsBetweenCancellationChecks == 0 { try checkCancellation() }
+            results.append(try map(statement))
+        }
         statement.lastRowCount = results.count
         return results.withoutExcessCapacity()
     }
