@@ -16,8 +16,16 @@ public struct RecordTable<Record: StoreRecord> {
         try db.query("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)", [], Self.decode)
     }
 
-    /// Every record, ordered by key (byte order), one at a time from a cursor (none is kept).
-    func forEachRecord(_ body: (Record) throws -> Void) throws {
+    /// `fetchEach`: sync, export and publish walk records in key order, which is `fetchAll`'s.
+    func forEachRecord(_ body: (Record) throws -> Void) throws { try fetchEach(body) }
+
+    /// Every record, ordered by key (byte order) as `fetchAll` orders them, handed to `body` one
+    /// at a time as a cursor steps: none is kept, so a table of any size is read in bounded memory.
+    ///
+    /// `body` runs inside the `read` or `write` closure this is called from, on its connection;
+    /// an error it throws (or the kind's `init(columnValues:)` throws) ends the walk and is
+    /// rethrown. The task's cancellation is checked every few hundred rows (`CancellationError`).
+    public func fetchEach(_ body: (Record) throws -> Void) throws {
         try db.forEachRow("SELECT \(Self.columnList) FROM \(Record.table) ORDER BY \(Self.keyColumn)") {
             try body(try Self.decode($0))
         }

@@ -29,7 +29,33 @@ public struct EventTable {
         try db.query(Self.fetchAllQuery, [], Self.decode)
     }
 
-    /// Every event, ordered by id (bytewise), one at a time from a cursor (none is kept).
+    /// Every event, ordered by date then id as `fetchAll` orders them, handed to `body` one at
+    /// a time as a cursor steps: none is kept, so a table of any size is read in bounded memory.
+    /// With `from` or `through`, only the events of those days (both included).
+    ///
+    /// `body` runs inside the `read` or `write` closure this is called from, on its connection;
+    /// an error it throws ends the walk and is rethrown. The task's cancellation is checked
+    /// every few hundred rows (`CancellationError`).
+    public func fetchEach(
+        from first: CalendarDate? = nil, through last: CalendarDate? = nil, _ body: (Event) throws -> Void
+    ) throws {
+        var conditions: [String] = [], arguments: [SQLValue] = []
+        if let first {
+            conditions.append("date >= ?")
+            arguments.append(.text(first.description))
+        }
+        if let last {
+            conditions.append("date <= ?")
+            arguments.append(.text(last.description))
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        try db.forEachRow("SELECT \(Self.columns) FROM events\(filter) ORDER BY date, id", arguments) {
+            try body(try Self.decode($0))
+        }
+    }
+
+    /// Every event, ordered by id (bytewise), one at a time from a cursor (none is kept): the
+    /// key order sync, export and publish walk in.
     func forEachRecord(_ body: (Event) throws -> Void) throws {
         try db.forEachRow("SELECT \(Self.columns) FROM events ORDER BY id") { try body(try Self.decode($0)) }
     }
@@ -49,15 +75,16 @@ public struct EventTable {
 
     /// The events of one day, ordered by id.
     public func on(_ date: CalendarDate) throws -> [Event] {
-        try db.query(
-            "SELECT \(Self.columns) FROM events WHERE date = ? ORDER BY date, id", [.text(date.description)], Self.decode)
+        var events: [Event] = []
+        try fetchEach(from: date, through: date) { events.append($0) }
+        return events
     }
 
     /// The events of one month, ordered by date then id.
     public func inMonth(_ month: YearMonth) throws -> [Event] {
-        try db.query(
-            "SELECT \(Self.columns) FROM events WHERE date >= ? AND date <= ? ORDER BY date, id",
-            [.text(month.firstDay.description), .text(month.lastDay.description)], Self.decode)
+        var events: [Event] = []
+        try fetchEach(from: month.firstDay, through: month.lastDay) { events.append($0) }
+        return events
     }
 
     /// The days of a month that have events, with how many each, in date order.

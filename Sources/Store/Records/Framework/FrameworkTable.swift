@@ -20,10 +20,18 @@ public struct FrameworkTable {
         try db.query(Self.fetchAllQuery, [], Self.decode)
     }
 
-    /// Every framework, ordered by id, one at a time from a cursor (none is kept).
-    func forEachRecord(_ body: (Framework) throws -> Void) throws {
-        try db.forEachRow("SELECT \(Self.columns) FROM frameworks ORDER BY id") { try body(Self.decode($0)) }
+    /// Every framework, ordered by id as `fetchAll` orders them, handed to `body` one at a time
+    /// as a cursor steps: none is kept, so a table of any size is read in bounded memory.
+    ///
+    /// `body` runs inside the `read` or `write` closure this is called from, on its connection;
+    /// an error it throws ends the walk and is rethrown. The task's cancellation is checked
+    /// every few hundred rows (`CancellationError`).
+    public func fetchEach(_ body: (Framework) throws -> Void) throws {
+        try db.forEachRow(Self.fetchAllQuery) { try body(Self.decode($0)) }
     }
+
+    /// `fetchEach`: sync, export and publish walk frameworks in id order, which is `fetchAll`'s.
+    func forEachRecord(_ body: (Framework) throws -> Void) throws { try fetchEach(body) }
 
     /// The framework with this id, or nil.
     public func find(_ id: String) throws -> Framework? {

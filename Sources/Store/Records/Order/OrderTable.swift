@@ -2,16 +2,25 @@
 public struct OrderTable {
     let db: Database
 
-    /// Every order with its items, ordered by id: `forEachRecord`'s two cursors, collected.
+    /// Every order with its items, ordered by id: `fetchEach`'s two cursors, collected.
     public func fetchAll() throws -> [Order] {
         var orders: [Order] = []
-        try forEachRecord { orders.append($0) }
+        try fetchEach { orders.append($0) }
         return orders
     }
 
-    /// Every order with its items, ordered by id, one at a time: two cursors (orders, and
-    /// items in order id order) walked side by side, so no order is kept after `body`.
-    func forEachRecord(_ body: (Order) throws -> Void) throws {
+    /// `fetchEach`: sync, export and publish walk orders in id order, which is `fetchAll`'s.
+    func forEachRecord(_ body: (Order) throws -> Void) throws { try fetchEach(body) }
+
+    /// Every order with its items, ordered by id, handed to `body` one at a time: two cursors
+    /// (orders, and items in order id order) walked side by side, so no order is kept after
+    /// `body` and a table of any size is read in bounded memory.
+    ///
+    /// `body` runs inside the `read` or `write` closure this is called from, on its connection;
+    /// an error it throws ends the walk and is rethrown. A stored amount out of bounds (written
+    /// around the store) throws `StoreError.invalidRecord`. The task's cancellation is checked
+    /// every few hundred orders (`CancellationError`).
+    public func fetchEach(_ body: (Order) throws -> Void) throws {
         let items = try db.cachedStatement(
             literal: "SELECT order_id, item_name, price_cents, aisle, quantity FROM order_items ORDER BY order_id, position")
         defer { items.reset() }
