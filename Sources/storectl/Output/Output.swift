@@ -10,25 +10,65 @@ import Store
 /// through `printJSON`, exact.
 enum Output {
     static func print(_ text: TerminalText) {
-        FileHandle.standardOutput.write(Data((text.text + "\n").utf8))
+        writeOrExit(text.text + "\n")
     }
 
     static func printError(_ text: TerminalText) {
-        FileHandle.standardError.write(Data((text.text + "\n").utf8))
+        // Nothing is left to tell if stderr itself cannot be written.
+        try? write(Array((text.text + "\n").utf8), to: STDERR_FILENO)
     }
 
     /// Redraws the one-line progress display on stderr: back to the line's start, clear it, write `text`.
     static func redrawProgress(_ text: TerminalText) {
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text.text)".utf8))
+        try? write(Array("\r\u{1B}[K\(text.text)".utf8), to: STDERR_FILENO)
     }
 
     /// JSON, the feed's shapes, one document on stdout (pretty) or one line (not): exact, not escaped.
     static func printJSON(_ value: JSONValue, pretty: Bool = true) {
-        FileHandle.standardOutput.write(Data((JSONWriter(pretty: pretty).string(value) + "\n").utf8))
+        writeOrExit(JSONWriter(pretty: pretty).string(value) + "\n")
     }
 
     static func writeRaw(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+        do {
+            try write(data, to: STDOUT_FILENO)
+        } catch {
+            exitFailingToWrite(error)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor` (stdout or stderr), in as many calls as it takes.
+    /// A failure throws `CLIError` naming the stream: `stdout: Broken pipe` once the reader of
+    /// a pipe has gone, when SIGPIPE is ignored (as a parent process may leave it; otherwise
+    /// the signal ends storectl first, as it ends any program writing to a closed pipe).
+    static func write(_ bytes: some ContiguousBytes, to descriptor: Int32) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    let stream = descriptor == STDERR_FILENO ? "stderr" : "stdout"
+                    throw CLIError("\(stream): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// `write` to stdout for output printed once a command's work is done: a failure there
+    /// (the reader gone, a full disk) ends storectl with status 1 and says so on stderr, as
+    /// coreutils do, rather than crashing or losing the output without a word.
+    private static func writeOrExit(_ text: String) {
+        do {
+            try write(Array(text.utf8), to: STDOUT_FILENO)
+        } catch {
+            exitFailingToWrite(error)
+        }
+    }
+
+    private static func exitFailingToWrite(_ error: any Error) -> Never {
+        printError("Error: \(error)")
+        Foundation.exit(1)
     }
 
     /// `text` with every control character shown as an escape: `\n`, `\r`, `\t`, else `\u{1B}`
@@ -83,6 +123,10 @@ struct TerminalText: ExpressibleByStringInterpolation, Sendable {
     init(lines: [String]) { text = lines.map { Output.escaped($0) }.joined(separator: "\n") }
 
     init(lines: [TerminalText]) { text = lines.map(\.text).joined(separator: "\n") }
+
+    /// Text every value of which went through `Output.escaped` already (a table's row, its
+    /// cells escaped and padded): kept as it is.
+    init(escaped text: String) { self.text = text }
 
     /// Text ArgumentParser laid out in lines (help, usage errors): its line breaks are kept,
     /// every other control character is escaped.

@@ -1,40 +1,60 @@
 /// A plain-text table: a header row, a rule, and left-aligned columns sized to their widest cell,
 /// measured in terminal columns (`displayWidth`). Cells are escaped (`Output.escaped`).
-struct Table {
-    var headers: [String]
-    var rows: [[String]] = []
+///
+/// Held whole (`append`, then `render`), or streamed for rows too many to hold: `measure` every
+/// row, then write `heading` and each row's `line`, the rows given again in the same order.
+struct Table: Sendable {
+    let headers: [String]
+    private(set) var rows: [[String]] = []
     /// Columns to align right (numbers, money).
-    var rightAligned: Set<Int> = []
+    let rightAligned: Set<Int>
     /// The most terminal columns a cell may take before it is cut with an ellipsis.
-    var maximumCellWidth = 48
+    static let maximumCellWidth = 48
+    /// Each column's width so far: its widest cell among the headers and the rows measured.
+    private(set) var widths: [Int]
 
     init(_ headers: String..., rightAligned: Set<Int> = []) {
         self.headers = headers
         self.rightAligned = rightAligned
+        widths = headers.map { Self.clip($0).width }
     }
 
-    mutating func append(_ row: String...) { rows.append(row) }
+    /// Adds a row, kept until `render`.
+    mutating func append(_ row: String...) {
+        rows.append(row)
+        measure(row)
+    }
 
+    /// Widens the columns to fit `row`, without keeping it.
+    mutating func measure(_ row: [String]) {
+        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], Self.clip(cell).width) }
+    }
+
+    /// The header row and the rule under it.
+    var heading: TerminalText {
+        TerminalText(lines: [
+            line(headers), TerminalText(escaped: widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")),
+        ])
+    }
+
+    /// One row laid out in the columns measured so far. Every cell is escaped: one line per
+    /// row, whatever newlines a value holds.
+    func line(_ row: [String]) -> TerminalText {
+        let text = row.enumerated().map { index, cell in
+            let (text, width) = Self.clip(cell)
+            let padding = String(repeating: " ", count: max(0, widths[index] - width))
+            return rightAligned.contains(index) ? padding + text : text + padding
+        }.joined(separator: "  ").replacingTrailingSpaces()
+        return TerminalText(escaped: text)
+    }
+
+    /// The whole table: heading and the rows appended.
     func render() -> TerminalText {
-        let cells = ([headers] + rows).map { $0.map(clip) }
-        var widths = Array(repeating: 0, count: headers.count)
-        for row in cells {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.width) }
-        }
-        func line(_ row: [(text: String, width: Int)]) -> String {
-            row.enumerated().map { index, cell in
-                let padding = String(repeating: " ", count: widths[index] - cell.width)
-                return rightAligned.contains(index) ? padding + cell.text : cell.text + padding
-            }.joined(separator: "  ").replacingTrailingSpaces()
-        }
-        var lines = [line(cells[0]), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
-        lines += cells.dropFirst().map(line)
-        // Every cell is escaped: one line per row, whatever newlines a value holds.
-        return TerminalText(lines: lines)
+        TerminalText(lines: [heading] + rows.map(line))
     }
 
     /// The cell escaped, cut to `maximumCellWidth` columns, and its width.
-    private func clip(_ text: String) -> (text: String, width: Int) {
+    private static func clip(_ text: String) -> (text: String, width: Int) {
         let escaped = Output.escaped(text)
         let width = displayWidth(escaped)
         guard width > maximumCellWidth else { return (escaped, width) }

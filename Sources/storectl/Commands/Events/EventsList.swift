@@ -14,16 +14,18 @@ struct EventsList: AsyncParsableCommand {
         if date != nil && month != nil { throw ValidationError("give --date or --month, not both") }
     }
 
+    static let listing = RecordListing<Event>(
+        table: Table("DATE", "ID", "TITLE", "NOTES"),
+        cells: { [$0.date.description, $0.id, $0.title, $0.notes ?? ""] },
+        json: \.jsonValue)
+
     func run() async throws {
-        let (date, month) = (date, month)
-        let events = try await store.withStore(.existing) { opened in
-            if let date { return try await opened.events.on(date) }
-            if let month { return try await opened.events.inMonth(month) }
-            return try await opened.events.fetchAll()
+        let (first, last) = date.map { ($0, $0) } ?? month.map { ($0.firstDay, $0.lastDay) } ?? (nil, nil)
+        let json = json
+        try await store.withStore(.existing) { opened in
+            try await Self.listing.print(from: opened, asJSON: json) { db, body in
+                try db.events.fetchEach(from: first, through: last, body)
+            }
         }
-        if json { return Output.printJSON(.array(events.map(\.jsonValue))) }
-        var table = Table("DATE", "ID", "TITLE", "NOTES")
-        for event in events { table.append(event.date.description, event.id, event.title, event.notes ?? "") }
-        Output.print(table.render())
     }
 }

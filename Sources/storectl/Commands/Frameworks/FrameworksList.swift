@@ -7,11 +7,15 @@ struct FrameworksList: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Flag(help: "Print a JSON array of feed-shaped frameworks.") var json = false
 
+    static let listing = RecordListing<Framework>(
+        table: Table("ID", "NAME", "IMAGE NAME", "URL"),
+        cells: { [$0.id, $0.name, $0.imageName, $0.urlString] },
+        json: \.jsonValue)
+
     func run() async throws {
-        let frameworks = try await store.withStore(.existing) { try await $0.frameworks.fetchAll() }
-        if json { return Output.printJSON(.array(frameworks.map(\.jsonValue))) }
-        var table = Table("ID", "NAME", "IMAGE NAME", "URL")
-        for framework in frameworks { table.append(framework.id, framework.name, framework.imageName, framework.urlString) }
-        Output.print(table.render())
+        let json = json
+        try await store.withStore(.existing) { opened in
+            try await Self.listing.print(from: opened, asJSON: json) { db, body in try db.frameworks.fetchEach(body) }
+        }
     }
 }

@@ -8,13 +8,15 @@ struct OrdersList: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Flag(help: "Print a JSON array of feed-shaped orders, each with its total.") var json = false
 
+    static let listing = RecordListing<Order>(
+        table: Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3]),
+        cells: { [$0.id, Timestamp.format($0.placedAt), String($0.items.count), try $0.total.description] },
+        json: { $0.jsonValue(includingTotal: true) })
+
     func run() async throws {
-        let orders = try await store.withStore(.existing) { try await $0.orders.fetchAll() }
-        if json { return Output.printJSON(.array(orders.map { $0.jsonValue(includingTotal: true) })) }
-        var table = Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3])
-        for order in orders {
-            table.append(order.id, Timestamp.format(order.placedAt), String(order.items.count), try order.total.description)
+        let json = json
+        try await store.withStore(.existing) { opened in
+            try await Self.listing.print(from: opened, asJSON: json) { db, body in try db.orders.fetchEach(body) }
         }
-        Output.print(table.render())
     }
 }
