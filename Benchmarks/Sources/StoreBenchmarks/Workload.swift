@@ -116,9 +116,9 @@ struct Result {
 /// Every workload's id, in the order the benchmark runs them.
 let workloadIDs = [
     "insert", "fetch", "sync-empty", "sync-half", "sync-orders-events", "concurrent-writes", "concurrent-writes-full", "images",
-    "observation-latency", "sync-memory-1m", "export-memory-1m", "sync-memory-3m", "incremental-sync",
+    "observation-latency", "sync-memory-1m", "export-memory-1m", "list-memory-1m", "sync-memory-3m", "incremental-sync",
 ]
 
 /// The memory rows: they generate feeds of millions of records, so they run only when asked
 /// (`--memory`, or `--only` naming them).
-let memoryWorkloadIDs: Set = ["sync-memory-1m", "export-memory-1m", "sync-memory-3m"]
+let memoryWorkloadIDs: Set = ["sync-memory-1m", "export-memory-1m", "list-memory-1m", "sync-memory-3m"]
