@@ -10,11 +10,13 @@ import Testing
 struct ListStreamingTests {
     static let count = 3_000
 
-    /// A feed of `count` frameworks (ids f0000...), orders and events. One framework near the
-    /// end has a name 40 columns wide, every other one 8; one order near the end a total with
-    /// more digits than the rest; one event's title is the widest, on the last day.
+    /// A feed of `count` frameworks (ids f0000...), orders, events and images (3 bytes each).
+    /// One framework near the end has a name 40 columns wide, every other one 8; one order near
+    /// the end a total with more digits than the rest; one event's title is the widest; one
+    /// image's url is the longest.
     static func feed() -> Data {
         var frameworks: [[String: Any]] = [], orders: [[String: Any]] = [], events: [[String: Any]] = []
+        var images: [[String: Any]] = []
         for index in 0..<count {
             let id = String(format: "%04d", index)
             let name = index == count - 2 ? String(repeating: "W", count: 40) : "name\(id)"
@@ -32,8 +34,12 @@ struct ListStreamingTests {
                 "id": "e\(id)", "title": index == count - 1 ? String(repeating: "T", count: 30) : "event",
                 "date": String(format: "2026-02-%02d", day),
             ])
+            let url =
+                index == count - 4
+                ? "https://images.example/\(id)/" + String(repeating: "u", count: 20) : "https://i.example/\(id)"
+            images.append(["url": url, "data": "AAEC", "contentType": "image/png"])
         }
-        let feed: [String: Any] = ["version": 1, "frameworks": frameworks, "orders": orders, "events": events]
+        let feed: [String: Any] = ["version": 1, "frameworks": frameworks, "orders": orders, "events": events, "images": images]
         return try! JSONSerialization.data(withJSONObject: feed)
     }
 
@@ -73,10 +79,17 @@ struct ListStreamingTests {
         let events = try JSON.array(expectSuccess(try await storectl("events", "list", "--json")).stdout)
         let dates = events.map { JSON.string($0, "date") ?? "" }
         #expect(events.count == Self.count && dates == dates.sorted())
+        let images = try JSON.array(expectSuccess(try await storectl("images", "list", "--json")).stdout)
+        let urls = images.map { JSON.string($0, "url") ?? "" }
+        #expect(images.count == Self.count && urls == urls.sorted() && images.allSatisfy { JSON.integer($0["size"]) == 3 })
 
         for (arguments, widestCell, rightAligned) in [
             (["frameworks", "list"], String(repeating: "W", count: 40), []), (["orders", "list"], "246913.56", [2, 3]),
             (["events", "list"], String(repeating: "T", count: 30), Set<Int>()),
+            (
+                ["images", "list"],
+                "https://images.example/\(String(format: "%04d", Self.count - 4))/" + String(repeating: "u", count: 20), [2]
+            ),
         ] {
             let list = expectSuccess(try await storectl.run(arguments))
             let lines = list.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)

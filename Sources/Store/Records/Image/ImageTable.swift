@@ -20,20 +20,31 @@ public struct ImageTable {
 
     /// Every entry without its bytes, ordered by url.
     public func fetchAllInfo() throws -> [CachedImageInfo] {
-        try db.query("SELECT \(Self.infoColumns) FROM images ORDER BY url", [], Self.decodeInfo)
+        var infos: [CachedImageInfo] = []
+        try fetchEachInfo { infos.append($0) }
+        return infos
+    }
+
+    /// Every entry without its bytes, ordered by url, handed to `body` one at a time as a cursor
+    /// steps: none is kept, so a cache of any number of entries is listed in bounded memory.
+    /// Access times are not touched. An error `body` throws ends the walk and is rethrown; the
+    /// task's cancellation is checked every few hundred rows (`CancellationError`).
+    public func fetchEachInfo(_ body: (CachedImageInfo) throws -> Void) throws {
+        try db.forEachRow("SELECT \(Self.infoColumns) FROM images ORDER BY url") { try body(Self.decodeInfo($0)) }
     }
 
     /// Every entry with its bytes, ordered by url.
     public func fetchAll() throws -> [CachedImage] {
-        try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
-            CachedImage(
-                url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
-                storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
-        }
+        var images: [CachedImage] = []
+        try fetchEach { images.append($0) }
+        return images
     }
 
-    /// Every entry with its bytes, ordered by url, one at a time from a cursor (none is kept).
-    func forEachRecord(_ body: (CachedImage) throws -> Void) throws {
+    /// Every entry with its bytes, ordered by url, handed to `body` one at a time as a cursor
+    /// steps: none is kept, so at most one entry's bytes are held at a time. Access times are not
+    /// touched. An error `body` throws ends the walk and is rethrown; the task's cancellation
+    /// is checked every few hundred rows (`CancellationError`).
+    public func fetchEach(_ body: (CachedImage) throws -> Void) throws {
         try db.forEachRow("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
             try body(
                 CachedImage(
@@ -41,6 +52,9 @@ public struct ImageTable {
                     storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4))))
         }
     }
+
+    /// `fetchEach`: export and publish walk images in url order, which is `fetchAll`'s.
+    func forEachRecord(_ body: (CachedImage) throws -> Void) throws { try fetchEach(body) }
 
     /// The entry for `url` without touching its access time.
     public func peek(_ url: String) throws -> CachedImage? {

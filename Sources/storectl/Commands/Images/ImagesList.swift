@@ -8,13 +8,15 @@ struct ImagesList: AsyncParsableCommand {
     @OptionGroup var cache: ImageCacheOptions
     @Flag(help: "Print a JSON array of {url, contentType, size, storedAt, lastAccessAt}.") var json = false
 
+    static let listing = RecordListing<CachedImageInfo>(
+        table: Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2]),
+        cells: { [$0.url, $0.contentType ?? "-", String($0.size), Timestamp.format($0.lastAccessAt)] },
+        json: \.jsonValue)
+
     func run() async throws {
-        let images = try await store.withStore(.existing, configure: cache.configure) { try await $0.images.list() }
-        if json { return Output.printJSON(.array(images.map(\.jsonValue))) }
-        var table = Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2])
-        for image in images {
-            table.append(image.url, image.contentType ?? "-", String(image.size), Timestamp.format(image.lastAccessAt))
+        let json = json
+        try await store.withStore(.existing, configure: cache.configure) { opened in
+            try await Self.listing.print(from: opened, asJSON: json) { db, body in try db.images.fetchEachInfo(body) }
         }
-        Output.print(table.render())
     }
 }
