@@ -114,6 +114,23 @@ struct ListStreamingTests {
         }
     }
 
+    /// The first walk reads every record before the second prints any: a record that cannot
+    /// be read, last in order and after far more than one buffer of output, still fails the
+    /// command with nothing on stdout.
+    @Test("a record that cannot be read, last of thousands, fails the list before anything is printed")
+    func aBadRecordLastFailsBeforeAnyOutput() async throws {
+        let storectl = try Storectl()
+        let feed = try storectl.directory.write(Self.feed(), to: "feed.json")
+        expectSuccess(try await storectl.run(["sync", feed, "--quiet"], timeout: 120))
+        // Written around the table's CHECK, as another tool could; 'n' sorts after every digit.
+        _ = try await sqlite3(
+            storectl.db,
+            "PRAGMA ignore_check_constraints = ON; INSERT INTO events (id, title, date) VALUES ('e-bad', 'T', 'not a date');")
+        for arguments in [["events", "list", "--json"], ["events", "list"]] {
+            expectFailure(try await storectl.run(arguments), status: 1, mentioning: ["e-bad", "date"])
+        }
+    }
+
     /// A parent that ignores SIGPIPE (ignored signals stay ignored across exec) leaves storectl
     /// to find the reader gone as EPIPE from write: it used to crash there (Foundation's
     /// `FileHandle.write` traps on any error), with a backtrace and status 132.
