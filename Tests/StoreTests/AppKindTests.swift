@@ -109,6 +109,8 @@ struct AppKindTests {
         try await withTemporaryStore(configuration: Note.configuration) { store, directory in
             var report = try await sync(store, Self.feed(notes: [Self.note("b"), Self.note("a", pinned: true)]), in: directory)
             #expect(report.appKinds[Note.kind]?.inserted == 2)
+            #expect(report[Note.kind] == report.appKinds[Note.kind] && report[.framework] == report.frameworks)
+            #expect(report[RecordKind(rawValue: "untouched")] == SyncReport.Counts())
             #expect(report.frameworks.inserted == 1)
             #expect(
                 try await store.read { try $0.records(Note.self).fetchAll() } == [
@@ -180,6 +182,8 @@ struct AppKindTests {
             options.policy = .preferRemote
             var report = try await replica.sync(from: manifest, options: options)
             #expect(report.appKinds[Note.kind]?.inserted == 2)
+            #expect(report[Note.kind] == report.appKinds[Note.kind] && report[.framework] == report.frameworks)
+            #expect(report[RecordKind(rawValue: "untouched")] == SyncReport.Counts())
             #expect(report.frameworks.inserted == 1)
             #expect(
                 try await replica.read { try $0.records(Note.self).fetchAll() }

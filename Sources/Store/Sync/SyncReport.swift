@@ -89,7 +89,11 @@ public struct SyncReport: Sendable, Equatable {
         self.policy = policy
     }
 
-    subscript(kind: RecordKind) -> Counts {
+    /// The counts of any kind, built-in or an app's, by its `RecordKind`: `report[.framework]`
+    /// is `frameworks`, `report[Note.kind]` the app kind's entry in `appKinds`. A kind the
+    /// sync did not touch, and `.image` (whose counts are `images`), read as all zeros; setting
+    /// `.image` changes nothing.
+    public subscript(kind: RecordKind) -> Counts {
         get {
             switch kind {
             case .framework: frameworks
