@@ -42,7 +42,9 @@ extension Store {
         let descriptor = output.fileDescriptor
         let recordTypes = configuration.recordTypes
         try await read { db in
-            let sink = ByteSink(descriptor: descriptor, name: "output")
+            // Errors name the stream: "stdout: cannot write: Broken pipe".
+            let name = descriptor == STDOUT_FILENO ? "stdout" : descriptor == STDERR_FILENO ? "stderr" : "output"
+            let sink = ByteSink(descriptor: descriptor, name: name)
             try Self.writeFeed(
                 db, recordTypes: recordTypes, pageSize: nil, includingImageData: includingImageData, firstPageName: "feed.json",
                 startPage: { _ in sink }, endPage: { _ in })
