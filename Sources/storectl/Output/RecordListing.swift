@@ -14,8 +14,9 @@ struct RecordListing<Record>: Sendable {
     let table: Table
     /// A record's cells, in the table's columns.
     let cells: @Sendable (Record) throws -> [String]
-    /// A record as an element of the JSON array.
-    let json: @Sendable (Record) throws -> JSONValue
+    /// A record as an element of the JSON array: every record read can be written, so the
+    /// first walk of a JSON list only reads.
+    let json: @Sendable (Record) -> JSONValue
 
     /// Prints the records `fetchEach` walks (each once per call, in the same order every time)
     /// on `store`'s reader, to stdout.
@@ -24,18 +25,15 @@ struct RecordListing<Record>: Sendable {
         _ fetchEach: @escaping @Sendable (Database, (Record) throws -> Void) throws -> Void
     ) async throws {
         try await store.read { db in
-            var table = table
-            if asJSON {
-                try fetchEach(db) { _ = try json($0) }
-            } else {
-                try fetchEach(db) { table.measure(try cells($0)) }
-            }
             let output = BufferedOutput()
             if asJSON {
+                try fetchEach(db) { _ in } // every record read before any is printed
                 var array = JSONArrayWriter()
-                try fetchEach(db) { try output.write(array.element(try json($0))) }
+                try fetchEach(db) { try output.write(array.element(json($0))) }
                 try output.write(array.end() + "\n")
             } else {
+                var table = table
+                try fetchEach(db) { table.measure(try cells($0)) }
                 try output.writeLine(table.heading)
                 try fetchEach(db) { try output.writeLine(table.line(try cells($0))) }
             }
