@@ -88,4 +88,100 @@ struct OutputPathTests {
             try await storectl("export", "--out", storectl.directory.path), mentioning: [storectl.directory.path, "folder"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: single)) == oldSingle)
     }
+
+    /// A store with three frameworks and one image, for the tests below.
+    private func storeWithImage() async throws -> (Storectl, url: String) {
+        let storectl = try Storectl()
+        for id in ["a", "b", "c"] {
+            expectSuccess(
+                try await storectl(
+                    "frameworks", "add", "--id", id, "--name", id, "--image-name", id, "--url", "https://\(id)",
+                    "--description", "d"))
+        }
+        let url = "https://example.com/a.png"
+        expectSuccess(try await storectl("images", "put", url, try storectl.directory.write(Data([1, 2, 3]), to: "a.png")))
+        return (storectl, url)
+    }
+
+    @Test("--out takes a one-character name, and - for stdout")
+    func shortNamesAndStdout() async throws {
+        // Foundation's deletingLastPathComponent trapped on "x": the command crashed (status 132).
+        let (storectl, url) = try await storeWithImage()
+        let stdout = expectSuccess(try await storectl("export")).stdoutData
+        expectSuccess(try await storectl("export", "--out", "x"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: storectl.directory.file("x"))) == stdout)
+        #expect(expectSuccess(try await storectl("export", "--out", "-")).stdoutData == stdout)
+        expectSuccess(try await storectl("images", "get", url, "--out", "y"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: storectl.directory.file("y"))) == Data([1, 2, 3]))
+        #expect(expectSuccess(try await storectl("images", "get", url, "--out", "-")).stdoutData == Data([1, 2, 3]))
+        expectFailure(try await storectl("export", "--page-size", "2", "--out", "-"), status: exitUsage, mentioning: ["--out"])
+    }
+
+    @Test("--out follows a symbolic link, writes a FIFO in place, and refuses a link to nothing")
+    func linksAndSpecialFiles() async throws {
+        let (storectl, url) = try await storeWithImage()
+        let stdout = expectSuccess(try await storectl("export")).stdoutData
+        let directory = storectl.directory
+        // A link: the file it names gets the export, the link stays a link.
+        try Data("old".utf8).write(to: URL(fileURLWithPath: directory.file("real.json")))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("link.json"), withDestinationPath: "real.json")
+        expectSuccess(try await storectl("export", "--out", "link.json"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory.file("link.json")) == "real.json")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("real.json"))) == stdout)
+        // A FIFO is written, not replaced by a plain file (as /dev/null would have been).
+        let fifo = directory.file("pipe")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for arguments in [["export", "--out", fifo], ["images", "get", url, "--out", fifo]] {
+            // The read end opened first, without blocking: the output (under the pipe's 64 KiB)
+            // waits in the pipe, and a FIFO replaced by a file would read as empty, not hang.
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            expectSuccess(try await storectl.run(arguments))
+            var read = Data(), buffer = [UInt8](repeating: 0, count: 65536)
+            while case let count = Foundation.read(reader, &buffer, buffer.count), count > 0 {
+                read.append(contentsOf: buffer[..<count])
+            }
+            #expect(read == (arguments[0] == "export" ? stdout : Data([1, 2, 3])))
+            var info = stat()
+            #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
+        }
+        // A link to nothing: refused, and nothing is created where it points.
+        try FileManager.default.createSymbolicLink(atPath: directory.file("dangling"), withDestinationPath: "missing")
+        expectFailure(try await storectl("export", "--out", "dangling"), status: 1, mentioning: ["dangling", "does not exist"])
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing")))
+    }
+
+    @Test("a paged export removes only its own earlier pages; a huge page size is one page; a failure creates no folder")
+    func pagedExportKeepsOtherFiles() async throws {
+        let (storectl, _) = try await storeWithImage()
+        let folder = storectl.directory.file("public")
+        try FileManager.default.createDirectory(atPath: folder + "/feed-9.json", withIntermediateDirectories: true)
+        for name in ["feed-notes.json", "feed-07.json", "feed-1.json", "feed-7.json"] {
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+        }
+        expectSuccess(try await storectl("export", "--page-size", "2", "--out", folder))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(left == ["feed-07.json", "feed-1.json", "feed-2.json", "feed-9.json", "feed-notes.json", "feed.json"])
+        // Int.max records a page: one page (the page count overflowed: status 132).
+        expectSuccess(try await storectl("export", "--page-size", "\(Int.max)", "--out", folder))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/feed-2.json"))
+        // A store that does not exist: no folder is made.
+        expectFailure(
+            try await storectl("--db", "none.sqlite", "export", "--page-size", "2", "--out", "a/b"), status: 1,
+            mentioning: ["none.sqlite", "does not exist"])
+        #expect(!FileManager.default.fileExists(atPath: storectl.directory.file("a")))
+    }
+
+    @Test("images get --out to a path that cannot be written fails with the image's use unrecorded")
+    func failedImageGetLeavesTheStore() async throws {
+        let (storectl, url) = try await storeWithImage()
+        let db = storectl.directory.file("store.sqlite")
+        let before = try await sqlite3(db, "SELECT last_access_at FROM images")
+        try storectl.directory.makeDirectory("folder")
+        for out in ["folder", "missing/y"] {
+            expectFailure(try await storectl("images", "get", url, "--out", out), status: 1, mentioning: [out])
+        }
+        #expect(try await sqlite3(db, "SELECT last_access_at FROM images") == before)
+    }
 }

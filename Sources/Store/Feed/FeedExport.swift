@@ -69,7 +69,7 @@ extension Store {
         let paths = try await exportPages(
             pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
             paths: { folder + "/" + $0 })
-        return paths.map { ($0 as NSString).lastPathComponent }
+        return paths.map { PathName.lastComponent(of: $0) }
     }
 
     private func exportPages(
@@ -79,8 +79,8 @@ extension Store {
         let storePath = path
         let recordTypes = configuration.recordTypes
         return try await read { db in
-            var staged: [(temporary: String, path: String)] = []
-            var current: (temporary: String, descriptor: Int32, path: String)?
+            var staged: [PendingOutput] = []
+            var current: PendingOutput?
             do {
                 try Self.writeFeed(
                     db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData,
@@ -90,22 +90,19 @@ extension Store {
                         if let storePath, OutputFile.isStore(path, storePath: storePath) {
                             throw OutputFileError(path: path, reason: "that is the store (or one of its files)")
                         }
-                        let (temporary, descriptor) = try OutputFile.createTemporary(besides: path)
-                        current = (temporary, descriptor, path)
-                        return ByteSink(descriptor: descriptor, name: path)
+                        let page = try OutputFile.begin(path)
+                        current = page
+                        return ByteSink(descriptor: page.descriptor, name: path)
                     },
                     endPage: { _ in
                         guard let page = current else { return }
                         current = nil
-                        try OutputFile.finishTemporary(page.temporary, descriptor: page.descriptor, for: page.path)
-                        staged.append((page.temporary, page.path))
+                        try OutputFile.finish(page)
+                        staged.append(page)
                     })
             } catch {
-                if let page = current {
-                    Foundation.close(page.descriptor)
-                    unlink(page.temporary)
-                }
-                for page in staged { unlink(page.temporary) }
+                if let page = current { OutputFile.abandon(page) }
+                OutputFile.discardFinished(staged)
                 throw error
             }
             try OutputFile.renameIntoPlace(staged)
@@ -124,7 +121,8 @@ extension Store {
         let total = try handlers.reduce(0) { $0 + (try $1.count(db)) }
         let kinds = handlers.map(\.kind)
         let size = pageSize ?? max(total, 1)
-        let pageCount = max(1, (total + size - 1) / size)
+        // Not (total + size - 1) / size: a page size near Int.max would overflow.
+        let pageCount = max(1, total / size + (total % size == 0 ? 0 : 1))
         var number = 1
         var name = pageName(1, first: firstPageName)
         var page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)

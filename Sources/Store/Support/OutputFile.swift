@@ -20,8 +20,22 @@ package enum OutputFile {
 
     /// Writes `data` to `path` through a temporary file in the same folder, flushed to disk and
     /// renamed into place: `path` holds either its old content or all of the new, never part.
+    /// A symbolic link is followed (the file it names is replaced, the link stays); a device, a
+    /// FIFO or a socket (`/dev/null`, a named pipe) is written as it is, never replaced.
     package static func write(_ data: Data, to path: String) throws {
         try write([(path, data)])
+    }
+
+    /// Throws the error a write to `path` would meet before its first byte: a folder there, a
+    /// folder that does not exist or cannot be written, a link to nothing. (A write can still
+    /// fail later: a full disk.)
+    package static func checkWritable(_ path: String) throws {
+        let writable: Bool
+        switch try destination(of: path) {
+        case .inPlace: writable = access(path, W_OK) == 0
+        case .replacing(let file): writable = access(PathName.folder(of: file), W_OK | X_OK) == 0
+        }
+        if !writable { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
     }
 
     /// Writes several files, each through a temporary file like `write(_:to:)`: every file is
@@ -34,17 +48,25 @@ package enum OutputFile {
     /// temporary files are removed. A process that must exit at once (a second Ctrl-C) calls
     /// `removeTemporaries()` first.
     package static func write(_ files: [(path: String, data: Data)]) throws {
-        var temporaries: [String] = []
+        var written: [PendingOutput] = []
         do {
             for (path, data) in files {
-                if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
-                temporaries.append(try writeTemporary(data, besides: path))
+                let output = try begin(path)
+                let failure: Int32
+                do {
+                    failure = try writeAll(data, to: output.descriptor)
+                } catch {
+                    abandon(output)
+                    throw error
+                }
+                try finish(output, failure: failure)
+                written.append(output)
             }
         } catch {
-            for temporary in temporaries { discard(temporary) }
+            discardFinished(written)
             throw error
         }
-        try renameIntoPlace(zip(temporaries, files).map { ($0, $1.path) })
+        try renameIntoPlace(written)
     }
 
     /// Removes every temporary file a `write` (or a streamed export) in this process is writing
@@ -77,44 +99,42 @@ package enum OutputFile {
         _ = inProgress.withLock { $0.remove(temporary) }
     }
 
-    /// Writes `data` to a new temporary file beside `path`, in chunks of 1 MiB with the calling
-    /// task's cancellation checked between them (`CancellationError`, the file removed).
-    private static func writeTemporary(_ data: Data, besides path: String) throws -> String {
-        let (temporary, descriptor) = try createTemporary(besides: path)
-        var failure: Int32 = 0, cancelled = false
-        data.withUnsafeBytes { buffer in
+    /// Writes all of `data` to `descriptor`, in chunks of 1 MiB with the calling task's
+    /// cancellation checked between them (`CancellationError`); the errno of a failed write, or 0.
+    private static func writeAll(_ data: Data, to descriptor: Int32) throws -> Int32 {
+        try data.withUnsafeBytes { buffer in
             var offset = 0
-            while failure == 0, offset < buffer.count {
-                if Task.isCancelled {
-                    cancelled = true
-                    break
-                }
+            while offset < buffer.count {
+                if Task.isCancelled { throw CancellationError() }
                 let chunk = min(buffer.count - offset, 1 << 20)
                 let written = Foundation.write(descriptor, buffer.baseAddress! + offset, chunk)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    failure = errno
-                } else {
-                    offset += written
+                    return errno
                 }
+                offset += written
             }
+            return 0
         }
-        if cancelled {
-            close(descriptor)
-            discard(temporary)
-            throw CancellationError()
-        }
-        try finishTemporary(temporary, descriptor: descriptor, for: path, failure: failure)
-        return temporary
     }
 
-    /// A new temporary file beside `path`, open for writing, with the mode `path` has (or a new
-    /// file would get). Write into it, then `finishTemporary` and `renameIntoPlace`. Until it is
-    /// renamed, `removeTemporaries()` removes it.
-    static func createTemporary(besides path: String) throws -> (path: String, descriptor: Int32) {
-        if isFolder(path) { throw OutputFileError(path: path, reason: "it is a folder") }
-        let name = (path as NSString).lastPathComponent
-        var template = Array((folder(of: path) + "/." + name + ".tmp-XXXXXX").utf8CString)
+    /// Starts an output to `path`: a new temporary file beside the file to replace, with the
+    /// mode that file has (or a new file would get), or, for a device, a FIFO or a socket, the
+    /// file itself opened for writing. Write into its descriptor, then `finish` it, then
+    /// `renameIntoPlace`; or `abandon` it. Until it is renamed, `removeTemporaries()` removes
+    /// its temporary file.
+    static func begin(_ path: String) throws -> PendingOutput {
+        let replaced: String
+        switch try destination(of: path) {
+        case .inPlace:
+            let descriptor = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+            return PendingOutput(path: path, replaced: nil, temporary: nil, descriptor: descriptor)
+        case .replacing(let file):
+            replaced = file
+        }
+        var template = Array(
+            (PathName.folder(of: replaced) + "/." + PathName.lastComponent(of: replaced) + ".tmp-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -124,7 +144,7 @@ package enum OutputFile {
         let mask = umask(0)
         umask(mask)
         var existing = stat()
-        let mode = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
+        let mode = stat(replaced, &existing) == 0 ? existing.st_mode & 0o7777 : 0o666 & ~mask
         if fchmod(descriptor, mode) != 0 {
             let reason = String(cString: strerror(errno))
             close(descriptor)
@@ -132,37 +152,54 @@ package enum OutputFile {
             throw OutputFileError(path: path, reason: reason)
         }
         temporaryCreated?(temporary)
-        return (temporary, descriptor)
+        return PendingOutput(path: path, replaced: replaced, temporary: temporary, descriptor: descriptor)
     }
 
-    /// Flushes and closes a temporary file; removes it and throws if that, or `failure` (an
-    /// errno from writing it), went wrong.
-    static func finishTemporary(_ temporary: String, descriptor: Int32, for path: String, failure: Int32 = 0) throws {
+    /// Flushes and closes an output's temporary file (or closes the device written in place);
+    /// removes the temporary file and throws if that, or `failure` (an errno from writing it),
+    /// went wrong.
+    static func finish(_ output: PendingOutput, failure: Int32 = 0) throws {
         var failure = failure
-        if failure == 0, fsync(descriptor) != 0 { failure = errno }
-        if close(descriptor) != 0, failure == 0 { failure = errno }
+        if output.temporary != nil, failure == 0, fsync(output.descriptor) != 0 { failure = errno }
+        if close(output.descriptor) != 0, failure == 0 { failure = errno }
         guard failure == 0 else {
-            discard(temporary)
-            throw OutputFileError(path: path, reason: String(cString: strerror(failure)))
+            if let temporary = output.temporary { discard(temporary) }
+            throw OutputFileError(path: output.path, reason: String(cString: strerror(failure)))
         }
     }
 
-    /// Renames finished temporary files into place, last to first (a feed's entry page
-    /// changes last), then flushes their folders; the temporaries not renamed are removed.
-    /// A cancelled task renames nothing (`CancellationError`): the old files stay.
-    static func renameIntoPlace(_ files: [(temporary: String, path: String)]) throws {
+    /// Ends an output that will not be finished (its descriptor still open): closes it and
+    /// removes its temporary file.
+    static func abandon(_ output: PendingOutput) {
+        close(output.descriptor)
+        if let temporary = output.temporary { discard(temporary) }
+    }
+
+    /// Removes the temporary files of finished outputs that will not be renamed into place.
+    static func discardFinished(_ outputs: [PendingOutput]) {
+        for temporary in outputs.compactMap(\.temporary) { discard(temporary) }
+    }
+
+    /// Renames finished outputs' temporary files into place, last to first (a feed's entry
+    /// page changes last), then flushes their folders; the temporaries not renamed are removed.
+    /// A cancelled task renames nothing (`CancellationError`): the old files stay. Outputs
+    /// written in place have nothing to rename.
+    static func renameIntoPlace(_ outputs: [PendingOutput]) throws {
+        let files = outputs.compactMap { output in
+            output.temporary.map { (temporary: $0, path: output.path, replaced: output.replaced ?? output.path) }
+        }
         var pending = files
         defer { for file in pending { discard(file.temporary) } }
         if Task.isCancelled { throw CancellationError() }
         for index in files.indices.reversed() {
-            guard rename(files[index].temporary, files[index].path) == 0 else {
+            guard rename(files[index].temporary, files[index].replaced) == 0 else {
                 throw OutputFileError(path: files[index].path, reason: String(cString: strerror(errno)))
             }
             _ = inProgress.withLock { $0.remove(files[index].temporary) }
             pending.removeLast()
         }
         // The renames are durable once each folder is flushed.
-        for folder in Set(files.map { folder(of: $0.path) }) {
+        for folder in Set(files.map { PathName.folder(of: $0.replaced) }) {
             let descriptor = open(folder, O_RDONLY)
             if descriptor >= 0 {
                 _ = fsync(descriptor)
@@ -171,14 +208,40 @@ package enum OutputFile {
         }
     }
 
-    private static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
+    /// How an output to `path` is written.
+    private enum Destination {
+        /// Through a temporary file renamed over this file: `path`, or the file a symbolic
+        /// link at `path` names (the link stays a link).
+        case replacing(String)
+        /// Into `path` itself: a device, a FIFO or a socket, which a rename would replace by a
+        /// plain file (as root, `--out /dev/null` would have made /dev/null a file), and any
+        /// existing file under /dev or /proc (`/dev/stdout`).
+        case inPlace
     }
 
-    private static func isFolder(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    private static func destination(of path: String) throws -> Destination {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR { throw OutputFileError(path: path, reason: "it is a folder") }
+            if type != S_IFREG || path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .inPlace }
+            guard isSymbolicLink(path) else { return .replacing(path) }
+            guard let real = realpath(path, nil) else {
+                throw OutputFileError(path: path, reason: String(cString: strerror(errno)))
+            }
+            defer { free(real) }
+            return .replacing(String(cString: real))
+        }
+        if errno == ENOENT, isSymbolicLink(path) {
+            throw OutputFileError(path: path, reason: "it is a symbolic link to a file that does not exist")
+        }
+        // Missing (or not reachable: creating the temporary file says why).
+        return .replacing(path)
+    }
+
+    private static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
     }
 
     /// The same existing file (device and inode), or the same resolved path.
@@ -194,10 +257,23 @@ package enum OutputFile {
     /// The absolute path with its folder's symbolic links, `.` and `..` resolved (the file
     /// itself need not exist); nil if the folder does not exist.
     private static func resolved(_ path: String) -> String? {
-        guard let real = realpath(folder(of: path), nil) else { return nil }
+        guard let real = realpath(PathName.folder(of: path), nil) else { return nil }
         defer { free(real) }
-        return String(cString: real) + "/" + (path as NSString).lastPathComponent
+        return String(cString: real) + "/" + PathName.lastComponent(of: path)
     }
+}
+
+/// An output being written (see `OutputFile.begin`).
+struct PendingOutput {
+    /// The path named by the caller, for messages.
+    let path: String
+    /// The file the temporary file replaces (`path`, or the file a symbolic link there names);
+    /// nil when written in place.
+    let replaced: String?
+    /// The temporary file, nil when written in place.
+    let temporary: String?
+    /// Open for writing.
+    let descriptor: Int32
 }
 
 /// An output file that could not be written; the old file, if any, is unchanged.

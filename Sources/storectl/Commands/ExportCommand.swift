@@ -14,7 +14,7 @@ struct ExportCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
-    @Option(help: "Write to this file (or, with --page-size, this folder) instead of stdout.") var out: String?
+    @Option(help: "Write to this file (or, with --page-size, this folder) instead of stdout; - is stdout.") var out: String?
     @Flag(name: .customLong("no-image-data"), help: "Leave out image bytes (urls and content types only).") var noImageData =
         false
     @Option(name: .customLong("page-size"), help: "Records per page; needs --out FOLDER.") var pageSize: Int?
@@ -22,10 +22,10 @@ struct ExportCommand: AsyncParsableCommand {
     func validate() throws {
         if let pageSize {
             if pageSize < 1 { throw ValidationError("--page-size: must be at least 1") }
-            if out == nil { throw ValidationError("--page-size needs --out FOLDER") }
+            if out == nil || out == "-" { throw ValidationError("--page-size needs --out FOLDER") }
         }
         if out?.isEmpty == true { throw ValidationError("--out: the path is empty") }
-        if let out { try checkNotStore(out) }
+        if let out, out != "-" { try checkNotStore(out) }
     }
 
     /// Refuses an output path that is the store or one of its files, however it is spelled.
@@ -41,7 +41,7 @@ struct ExportCommand: AsyncParsableCommand {
         // Streamed: records are written as they are read, so an export of any size runs in
         // bounded memory (to stdout, or through temporary files renamed into place: a failed
         // or interrupted export leaves the old files whole and no temporary file).
-        guard let out else {
+        guard let out, out != "-" else {
             return try await store.withStore(.existing) {
                 try await $0.exportFeed(to: FileHandle.standardOutput, includingImageData: includingImageData)
             }
@@ -52,28 +52,46 @@ struct ExportCommand: AsyncParsableCommand {
                 throw CLIError("\(out): is a folder; name a file, or write pages into it with --page-size N")
             }
             return try await written {
-                try await store.withStore(.existing) {
+                try OutputFile.checkWritable(out)
+                return try await store.withStore(.existing) {
                     try await $0.exportFeed(toFile: out, includingImageData: includingImageData)
                 }
             }
         }
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
-        }
         let names = try await written {
             try await store.withStore(.existing) {
-                try await $0.exportFeedPages(pageSize: pageSize, includingImageData: includingImageData, toFolder: out)
+                // Created once the store has opened: a failed export creates no folder.
+                do {
+                    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+                } catch {
+                    throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
+                }
+                return try await $0.exportFeedPages(pageSize: pageSize, includingImageData: includingImageData, toFolder: out)
             }
         }
         // Pages of an earlier, longer export would be unreachable but confusing: remove them,
-        // once the new pages are all in place.
+        // once the new pages are all in place. Only plain files named as pages are (feed-2.json,
+        // feed-3.json, ...): never a folder, nor a file of the user's such as feed-notes.json.
         let kept = Set(names)
         let stale = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
-            .filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") && !kept.contains($0) }
-        for name in stale { try? FileManager.default.removeItem(atPath: out + "/" + name) }
+            .filter { Self.isPageName($0) && !kept.contains($0) }
+        for name in stale {
+            let path = out + "/" + name
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { unlink(path) }
+        }
         Output.printError("wrote \(names.count) page\(names.count == 1 ? "" : "s") to \(out)")
+    }
+
+    /// Whether `name` is a later page's name: `feed-N.json`, N a decimal number from 2 without a
+    /// leading zero (`Store.exportFeedPages` names them so).
+    static func isPageName(_ name: String) -> Bool {
+        guard name.hasPrefix("feed-"), name.hasSuffix(".json") else { return false }
+        let number = name.dropFirst("feed-".count).dropLast(".json".count)
+        guard let first = number.first, first != "0", number != "1", number.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return false
+        }
+        return true
     }
 
     /// Runs an export to files; a file that cannot be written is reported as before.
