@@ -14,9 +14,14 @@ import Foundation
 /// 3. The new manifest is written the same way, last: the one atomic step that switches clients
 ///    to the new state. A publish killed before it leaves the previous manifest, whose files are
 ///    all still there.
-/// 4. Files that no manifest has named for the grace period are deleted.
+/// 4. Files that no manifest has named for the grace period are deleted: only files named as a
+///    publisher names them (`PublishedFileName`), never the store's own.
+///
+/// The whole publish holds the folder's `PublishLock`: one publish per folder at a time.
 struct Publisher {
     let folder: URL
+    /// The store's file (nil in memory), never deleted from the folder whatever its name.
+    var storePath: String?
     let options: PublishOptions
     let imageBudget: Int
     let now: Date
@@ -28,6 +33,8 @@ struct Publisher {
     private var manifestPath: String { folder.appendingPathComponent(PublishedManifest.fileName).path }
 
     func publish(db: Database) throws -> PublishReport {
+        let lock = try PublishLock(folder: folder)
+        defer { withExtendedLifetime(lock) {} }
         let previous = try readPreviousManifest()
         let storeID = try db.query("SELECT id FROM store_identity") { $0.text(0) }.first ?? ""
         let log = ChangeLogTable(db: db)
@@ -104,9 +111,9 @@ struct Publisher {
         if !reaches || Double(afterSnapshot) > policy.snapshotRefreshRatio * Double(snapshotBytes) {
             // Tombstones since the generation began stay in the snapshot: a client that falls
             // back to it still deletes what was deleted while it was away.
-            var tombstones = try PublishedSegment.parse(
-                try readFile(previous.snapshotFiles[previous.snapshotFiles.count - 1].name), source: "snapshot", kinds: kinds
-            ).deleted
+            let tombstonePage = previous.snapshotFiles[previous.snapshotFiles.count - 1]
+            var tombstones = try PublishedSegment.parse(try readFile(tombstonePage), source: tombstonePage.name, kinds: kinds)
+                .deleted
             for old in previous.segments where old.to > previous.snapshotSequence {
                 for (kind, deleted) in try content(of: old, written: written).deleted {
                     tombstones[kind, default: []].formUnion(deleted)
@@ -122,7 +129,8 @@ struct Publisher {
             dropOldSegments(&manifest, snapshotBytes: manifest.snapshotFiles.reduce(0) { $0 + $1.size })
         }
         _ = policy
-        var report = try commit(manifest, previous: previous, written: written)
+        let snapshotWritten = outcome == .snapshot ? manifest.snapshotFiles.map(\.name) : []
+        var report = try commit(manifest, previous: previous, written: written, snapshotWritten: snapshotWritten)
         report.outcome = outcome
         report.reason = reason
         report.changes = changes
@@ -145,7 +153,7 @@ struct Publisher {
         let manifest = PublishedManifest(
             generation: generation, head: 1, snapshotSequence: 1, snapshotFiles: files, segments: [],
             storeID: storeID, transaction: transaction, retired: previous?.retired ?? [])
-        var report = try commit(manifest, previous: previous, written: written)
+        var report = try commit(manifest, previous: previous, written: written, snapshotWritten: files.map(\.name))
         report.outcome = .snapshot
         report.reason = reason
         return report
@@ -162,10 +170,11 @@ struct Publisher {
     }
 
     /// Writes the new files, then the manifest (the atomic step), then deletes what has been
-    /// unnamed for the grace period.
-    private func commit(_ proposed: PublishedManifest, previous: PublishedManifest?, written: [String: Data]) throws
-        -> PublishReport
-    {
+    /// unnamed for the grace period. `snapshotWritten`: the snapshot pages this publish wrote
+    /// (already in place), for the report.
+    private func commit(
+        _ proposed: PublishedManifest, previous: PublishedManifest?, written: [String: Data], snapshotWritten: [String]
+    ) throws -> PublishReport {
         var manifest = proposed
         let named = Set(manifest.files.map(\.name))
         // Files no longer named start their grace period now; so do strays (a killed publish's).
@@ -182,11 +191,14 @@ struct Publisher {
         try OutputFile.write(files.map { (folder.appendingPathComponent($0.key).path, $0.value) })
         try OutputFile.write(manifest.data, to: manifestPath)
         var deleted: [String] = []
-        for file in expired where unlink(folder.appendingPathComponent(file.name).path) == 0 { deleted.append(file.name) }
+        for file in expired where isOwnPlainFile(file.name) {
+            if unlink(folder.appendingPathComponent(file.name).path) == 0 { deleted.append(file.name) }
+        }
         removeStaleTemporaries()
         return PublishReport(
             outcome: .segment, generation: manifest.generation, head: manifest.head,
-            filesWritten: files.map(\.key), filesDeleted: deleted.sorted(), filesInFolder: countFiles())
+            filesWritten: Set(files.map(\.key) + snapshotWritten + [PublishedManifest.fileName]).sorted(),
+            filesDeleted: deleted.sorted(), filesInFolder: countFiles())
     }
 
     private func store(
@@ -195,13 +207,13 @@ struct Publisher {
     ) -> PublishedManifest.Segment {
         let data = segment.encoded(generation: generation, from: from, to: to, kinds: kinds)
         let digest = SHA256.hexDigest(of: data)
-        let name = "segment-\(from)-\(to)-\(digest.prefix(16)).json"
+        let name = PublishedFileName.segment(from: from, to: to, sha256: digest)
         written[name] = data
         return .init(from: from, to: to, file: .init(name: name, size: data.count, sha256: digest))
     }
 
     private func content(of segment: PublishedManifest.Segment, written: [String: Data]) throws -> PublishedSegment {
-        let data = try written[segment.file.name] ?? readFile(segment.file.name)
+        let data = try written[segment.file.name] ?? readFile(segment.file)
         return try PublishedSegment.parse(data, source: segment.file.name, kinds: kinds)
     }
 
@@ -220,7 +232,7 @@ struct Publisher {
         let size = max(1, options.snapshotPageSize)
         func add(_ data: Data, _ label: String) throws {
             let digest = SHA256.hexDigest(of: data)
-            let name = "snapshot-\(sequence)-\(label)-\(digest.prefix(16)).json"
+            let name = PublishedFileName.snapshotPage(sequence: sequence, label: label, sha256: digest)
             try OutputFile.write(data, to: folder.appendingPathComponent(name).path)
             files.append(.init(name: name, size: data.count, sha256: digest))
         }
@@ -266,25 +278,54 @@ struct Publisher {
 
     // MARK: Folder
 
+    /// The folder's manifest; nil only when there is none (one that cannot be read is an error,
+    /// not a reason to start a new generation over it).
     private func readPreviousManifest() throws -> PublishedManifest? {
-        guard let data = FileManager.default.contents(atPath: manifestPath) else { return nil }
+        var info = stat()
+        if lstat(manifestPath, &info) != 0, errno == ENOENT { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: manifestPath))
+        } catch {
+            throw PublishError(path: manifestPath, reason: "cannot read: \(FeedLoader.reason(error))")
+        }
         return try PublishedManifest.parse(data, source: manifestPath)
     }
 
-    private func readFile(_ name: String) throws -> Data {
-        let path = folder.appendingPathComponent(name).path
+    /// A file the manifest names, checked against the size and SHA-256 the manifest gives: a
+    /// file changed by hand is not merged into a new segment or snapshot (clients would get it
+    /// under a digest that vouches for it).
+    private func readFile(_ file: PublishedManifest.File) throws -> Data {
+        let path = folder.appendingPathComponent(file.name).path
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PublishError(
                 path: path, reason: "a file the manifest names is missing; publish into an empty folder to start again")
         }
+        guard data.count == file.size, SHA256.hexDigest(of: data) == file.sha256 else {
+            throw PublishError(
+                path: path,
+                reason: "its size or SHA-256 is not the one the manifest gives (changed since it was published); "
+                    + "publish into an empty folder to start again")
+        }
         return data
     }
 
-    /// The published files in the folder (the names a publisher writes), the manifest excluded.
+    /// The published files in the folder (named as a publisher names them), the manifest excluded.
     private func ownFiles() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-            ($0.hasPrefix("snapshot-") || $0.hasPrefix("segment-")) && $0.hasSuffix(".json")
+            PublishedFileName.isPublished($0) && isOwnPlainFile($0)
         }.sorted()
+    }
+
+    /// Whether `name` is a plain file (not a folder, not a link) named as a publisher names its
+    /// files, and not the store: the only files a publish deletes.
+    private func isOwnPlainFile(_ name: String) -> Bool {
+        guard PublishedFileName.isPublished(name) || PublishedFileName.isTemporary(name) else { return false }
+        let path = folder.appendingPathComponent(name).path
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        if let storePath, OutputFile.isStore(path, storePath: storePath) { return false }
+        return true
     }
 
     private func countFiles() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).count }
@@ -292,7 +333,7 @@ struct Publisher {
     /// Temporary files of a publish killed before its renames, once older than the grace period.
     private func removeStaleTemporaries() {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasPrefix(".") && name.contains(".tmp-") {
+        where PublishedFileName.isTemporary(name) && isOwnPlainFile(name) {
             let path = folder.appendingPathComponent(name).path
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
                 continue

@@ -8,7 +8,13 @@ extension Store {
     ///
     /// Crash-safe: new files are written under temporary names, flushed and renamed into place,
     /// and the manifest is replaced last, atomically; a publish killed at any moment leaves a
-    /// folder that serves the previous or the new state. One publisher per folder at a time.
+    /// folder that serves the previous or the new state. One publish per folder at a time: a
+    /// second one, from this process or another, fails at once with a `PublishError` while the
+    /// first holds the folder's `.publish.lock`.
+    ///
+    /// Deletes from the folder only files it wrote (segments and snapshot pages, by name, and
+    /// its own temporary files), once no manifest has named them for the grace period; never
+    /// another file that shares the folder, nor the store.
     public func publish(to folder: URL, options: PublishOptions = PublishOptions()) async throws -> PublishReport {
         let folder = folder.standardizedFileURL
         var isDirectory: ObjCBool = false
@@ -22,7 +28,7 @@ extension Store {
             }
         }
         let publisher = Publisher(
-            folder: folder, options: options, imageBudget: configuration.imageCacheBudget,
+            folder: folder, storePath: path, options: options, imageBudget: configuration.imageCacheBudget,
             now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes))
         return try await read { db in try publisher.publish(db: db) }
     }

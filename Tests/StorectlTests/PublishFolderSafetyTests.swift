@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// A published folder shared with other files and other publishers: a publish deletes only what
+/// it wrote, holds the folder alone, and never merges or restarts over files it cannot trust.
+@Suite(.timeLimit(.minutes(5)))
+struct PublishFolderSafetyTests {
+    /// A source store `src.sqlite` with 3 frameworks and a folder `pub` published once.
+    private func published() async throws -> (Storectl, folder: String) {
+        let cli = try Storectl()
+        try await PublishTests.source(cli, frameworks: 3)
+        let folder = cli.directory.file("pub")
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        return (cli, folder)
+    }
+
+    private func change(_ cli: Storectl, _ description: String) async throws {
+        expectSuccess(try await cli("--db", "src.sqlite", "frameworks", "update", "fw-000001", "--description", description))
+    }
+
+    private func names(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    @Test("files of others in the folder survive every publish, even listed as retired in a manifest edited by hand")
+    func deletesOnlyItsOwnFiles() async throws {
+        let cli = try Storectl()
+        try await PublishTests.source(cli, frameworks: 3)
+        let folder = cli.directory.file("pub")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Names a publisher's prefixes would once have matched, an old temporary-looking file
+        // (deleted by the first publish), and a store of the folder's.
+        let theirs = ["snapshot-notes.json", "segment-plan.json", ".bashrc.tmp-keep", "index.html", "segment-1-2-ABC.json"]
+        for name in theirs { try Data("mine".utf8).write(to: URL(fileURLWithPath: folder + "/" + name)) }
+        let old = Date(timeIntervalSinceNow: -86_400)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: folder + "/.bashrc.tmp-keep")
+        let first = expectSuccess(try await cli("--db", "src.sqlite", "publish", folder, "--json"))
+        // The report names every file written: the snapshot's pages and the manifest.
+        let written = PublishTests.json(first)["filesWritten"] as? [String] ?? []
+        #expect(written.contains("manifest.json") && written.contains { $0.hasPrefix("snapshot-1-1-") }, "\(written)")
+        // A manifest edited to retire index.html long ago.
+        var manifest = try PublishTests.manifest(folder)
+        var publisher = manifest["publisher"] as? [String: Any] ?? [:]
+        publisher["retired"] = [["name": "index.html", "since": "2000-01-01T00:00:00Z"]]
+        manifest["publisher"] = publisher
+        try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: folder + "/manifest.json"))
+        for round in 0..<3 {
+            try await change(cli, "round \(round)")
+            expectSuccess(try await cli("--db", "src.sqlite", "publish", folder, "--grace-seconds", "0"))
+        }
+        let left = try names(folder)
+        for name in theirs { #expect(left.contains(name), "\(name) is still there: \(left)") }
+        // Its own retired files did go: only the manifest's files, the lock and theirs are left.
+        let named = try PublishTests.manifest(folder)
+        let snapshot = (named["snapshot"] as? [String: Any])?["files"] as? [[String: Any]] ?? []
+        let segments = named["segments"] as? [[String: Any]] ?? []
+        let own = Set((snapshot + segments).compactMap { $0["name"] as? String } + ["manifest.json", ".publish.lock"])
+        #expect(Set(left) == own.union(theirs), "\(left)")
+
+        // A store kept in the folder under a name a publisher could have written is never deleted.
+        let store = "pub2/segment-9-9-0123456789abcdef.json"
+        try FileManager.default.createDirectory(atPath: cli.directory.file("pub2"), withIntermediateDirectories: true)
+        expectSuccess(try await cli("--db", store, "sync", cli.directory.path + "/seed.json", "--quiet"))
+        for round in 0..<3 {
+            expectSuccess(try await cli("--db", store, "frameworks", "update", "fw-000001", "--description", "r\(round)"))
+            expectSuccess(try await cli("--db", store, "publish", cli.directory.file("pub2"), "--grace-seconds", "0"))
+        }
+        #expect(try await sqlite3(cli.directory.file(store), "PRAGMA integrity_check") == "ok")
+        expectSuccess(try await cli("--db", store, "frameworks", "show", "fw-000001"))
+    }
+
+    @Test("a second publish into a folder another holds fails at once, and changes nothing")
+    func onePublishAtATime() async throws {
+        let (cli, folder) = try await published()
+        try await change(cli, "new")
+        let before = try names(folder)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
+        // Another publisher holds the lock (as a publish under way does).
+        let descriptor = open(folder + "/.publish.lock", O_RDWR)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        expectFailure(
+            try await cli("--db", "src.sqlite", "publish", folder), status: 1, mentioning: [folder, "another publish"])
+        #expect(try names(folder) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json")) == manifest)
+        close(descriptor)
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+    }
+
+    @Test("a published file changed by hand is not merged; a manifest that cannot be read is not replaced")
+    func untrustedFilesStopThePublish() async throws {
+        let (cli, folder) = try await published()
+        try await change(cli, "second")
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let segment = try #require(try names(folder).first { $0.hasPrefix("segment-2-2-") })
+        let path = folder + "/" + segment
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "second", with: "TAMPER").utf8).write(to: URL(fileURLWithPath: path))
+        try await change(cli, "third")
+        // Segment 3 would be merged with segment 2: the tampered segment stops it.
+        expectFailure(try await cli("--db", "src.sqlite", "publish", folder), status: 1, mentioning: [segment, "SHA-256"])
+        #expect(!(try names(folder)).contains { $0.hasPrefix("segment-2-3-") })
+
+        // A manifest that cannot be read (here a folder in its place) is an error, not "no manifest".
+        let (other, otherFolder) = try await published()
+        let manifest = otherFolder + "/manifest.json"
+        try FileManager.default.removeItem(atPath: manifest)
+        try FileManager.default.createDirectory(atPath: manifest, withIntermediateDirectories: false)
+        let before = try names(otherFolder)
+        expectFailure(try await other("--db", "src.sqlite", "publish", otherFolder), status: 1, mentioning: ["manifest.json"])
+        #expect(try names(otherFolder) == before)
+    }
+}
