@@ -7,6 +7,10 @@ struct FeedBatchSink: FeedSink {
     private let handOff: FeedHandOff
     private let batchSize: Int
     private var batch = FeedBatch()
+    /// Keys a later file of this sync holds again (see `SupersededKeys`): their records in the
+    /// file being read (of group `group`) are decoded, so checked, but not applied.
+    var superseded = SupersededKeys()
+    var group = 0
 
     init(handOff: FeedHandOff, batchSize: Int) {
         self.handOff = handOff
@@ -14,11 +18,17 @@ struct FeedBatchSink: FeedSink {
     }
 
     mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws {
+        if !superseded.isEmpty, superseded.isSuperseded(handler.kind, fields.key, inGroup: group) {
+            var checkedOnly = FeedBatch()
+            handler.decode(&fields, into: &checkedOnly)
+            return
+        }
         handler.decode(&fields, into: &batch)
         if batch.count >= batchSize { try flush() }
     }
 
     mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {
+        if !superseded.isEmpty, superseded.isSuperseded(handler.kind, key, inGroup: group) { return }
         batch.appendTombstone(key, of: handler)
         if batch.count >= batchSize { try flush() }
     }

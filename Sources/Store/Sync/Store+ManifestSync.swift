@@ -79,8 +79,11 @@ extension Store {
         let newCursor = SyncCursor(generation: manifest.generation, sequence: manifest.head)
         let expectedCursor = cursor
         let fullSync = fullSyncReason != nil
-        let (pages, fetchedDetails) = (loaded.map { ($0.0, $0.1 != nil) }, details)
+        let (pages, fetchedDetails) = (loaded.map { (file: $0.0, isSegment: $0.1 != nil) }, details)
         let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
+        // Read before the write transaction: a key a later segment holds again is applied once,
+        // in its last state.
+        let superseded = SupersededKeys(pages: pages, kinds: kinds)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
@@ -95,17 +98,21 @@ extension Store {
                     db: db, source: key, validators: validators, policy: policy,
                     imageBudget: budget, now: now, status: status, kinds: kinds)
                 // The snapshot's pages are one feed (a key at most once); each segment is one of
-                // its own, applied in order: a key changed in several segments takes the last.
+                // its own. A key that a later segment holds again is applied once, in its last
+                // state (`SupersededKeys`): the sync applies the change from the cursor to the
+                // head, each key reconciled against the store as it was before.
                 // They are read on the pipeline's reader thread while this one applies them.
                 let recordCount = try FeedPipeline.run(into: &reconciler) { sink in
                     var recordCount = 0
                     var validator = FeedValidator(kinds: kinds)
+                    sink.superseded = superseded
                     for (file, isSegment) in pages {
                         if isSegment {
                             try validator.finish()
                             recordCount += validator.recordCount
                             validator = FeedValidator(kinds: kinds)
                             validator.acceptsSegments = true
+                            sink.group += 1
                         }
                         try validator.add(file.body, source: file.name, pageURL: file.url, into: &sink)
                     }

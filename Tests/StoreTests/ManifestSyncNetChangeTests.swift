@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import Store
+
+/// A manifest sync applies the change from its cursor (or the snapshot) to the head: a key
+/// changed by several of the files it reads is reconciled once, in its last state, against the
+/// store as it was before the sync.
+@Suite("Manifest sync: each key in its last state")
+struct ManifestSyncNetChangeTests {
+    /// Segments only, however small the store: no snapshot refresh.
+    static var options: PublishOptions {
+        var options = PublishOptions()
+        options.compaction.snapshotRefreshRatio = 1_000
+        options.gracePeriod = 0
+        return options
+    }
+
+    static func counts(inserted: Int = 0, kept: Int = 0) -> SyncReport.Counts {
+        var counts = SyncReport.Counts()
+        counts.inserted = inserted
+        counts.kept = kept
+        return counts
+    }
+
+    /// Publishes after each step: the snapshot (x, a, b), then x changed twice, y added then
+    /// changed, b deleted then added again, z added then deleted.
+    static func publishHistory(_ source: Store, into folder: URL) async throws {
+        try await source.frameworks.insert(["x", "a", "b"].map { Fixtures.framework($0) })
+        _ = try await source.publish(to: folder, options: options)
+        let steps: [@Sendable (Store) async throws -> Void] = [
+            { try await $0.frameworks.update(Fixtures.framework("x", name: "X 2")) },
+            { try await $0.frameworks.insert(Fixtures.framework("y", name: "Y 1")) },
+            { try await $0.frameworks.update(Fixtures.framework("x", name: "X 3")) },
+            { try await $0.frameworks.update(Fixtures.framework("y", name: "Y 2")) },
+            { _ = try await $0.frameworks.delete("b") },
+            { try await $0.frameworks.insert(Fixtures.framework("z")) },
+            { try await $0.frameworks.insert(Fixtures.framework("b", name: "B again")) },
+            { _ = try await $0.frameworks.delete("z") },
+        ]
+        for step in steps {
+            try await step(source)
+            _ = try await source.publish(to: folder, options: options)
+        }
+    }
+
+    @Test(arguments: [SyncPolicy.keepExisting, .preferRemote, .threeWay])
+    func aNewReplicaEndsEqualToTheSource(policy: SyncPolicy) async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("published", isDirectory: true)
+            try await Self.publishHistory(source, into: folder)
+            let manifest = try PublishedManifest.parse(
+                try Data(contentsOf: folder.appendingPathComponent(PublishedManifest.fileName)), source: "manifest")
+            #expect(manifest.segments.count >= 1 && manifest.snapshotSequence == 1, "the sync reads a snapshot and segments")
+            let replica = try await Store.open(at: directory.file("replica.sqlite"))
+            var options = SyncOptions()
+            options.policy = policy
+            let report = try await replica.sync(
+                from: try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path), options: options)
+            #expect(try await replica.frameworks.fetchAll() == source.frameworks.fetchAll(), "\(policy)")
+            // Every record is new to the replica: inserted once, as the head has it.
+            #expect(report.frameworks == Self.counts(inserted: 4), "\(report.frameworks)")
+            await replica.close()
+        }
+    }
+
+    @Test func aReplicaBehindTakesNewRecordsInTheirLastStateAndKeepsItsOwn() async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("published", isDirectory: true)
+            let manifestPath = folder.appendingPathComponent(PublishedManifest.fileName).path
+            try await source.frameworks.insert(["x", "a", "b"].map { Fixtures.framework($0) })
+            _ = try await source.publish(to: folder, options: Self.options)
+            let replica = try await Store.open(at: directory.file("replica.sqlite"))
+            _ = try await replica.sync(from: try FeedSource(manifestPath))
+            // Three publishes later: y added, then changed twice; x changed (kept: keep-existing).
+            try await source.frameworks.insert(Fixtures.framework("y", name: "Y 1"))
+            _ = try await source.publish(to: folder, options: Self.options)
+            try await source.frameworks.update(Fixtures.framework("y", name: "Y 2"))
+            try await source.frameworks.update(Fixtures.framework("x", name: "X 2"))
+            _ = try await source.publish(to: folder, options: Self.options)
+            try await source.frameworks.update(Fixtures.framework("y", name: "Y 3"))
+            _ = try await source.publish(to: folder, options: Self.options)
+            let report = try await replica.sync(from: try FeedSource(manifestPath))
+            #expect(report.published?.fullSyncReason == nil, "an incremental sync")
+            #expect(try await replica.frameworks.find("y")?.name == "Y 3")
+            #expect(try await replica.frameworks.find("x")?.name == Fixtures.framework("x").name)
+            #expect(report.frameworks == Self.counts(inserted: 1, kept: 1), "\(report.frameworks)")
+            await replica.close()
+        }
+    }
+}
