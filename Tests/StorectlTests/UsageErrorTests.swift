@@ -54,4 +54,16 @@ struct UsageErrorTests {
         // 200 characters is still fine.
         expectSuccess(try await storectl("orders", "add", "--id", String(repeating: "x", count: 200), "--item", "Milk:1:1"))
     }
+
+    @Test("a --timeout beyond a week is a usage error, not a crash")
+    func hugeTimeout() async throws {
+        // 10^18 s overflowed ten times itself: status 132, and the new store's file left behind.
+        let storectl = try Storectl()
+        for timeout in ["1000000000000000000", "604801"] {
+            expectFailure(
+                try await storectl("--db", "new.sqlite", "sync", "http://127.0.0.1:9/feed.json", "--timeout", timeout),
+                status: exitUsage, mentioning: ["--timeout"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: storectl.directory.file("new.sqlite")))
+    }
 }

@@ -117,9 +117,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"
         case .status(let url, let code): "\(url.redacted): HTTP \(code)"
         case .gaveUp(let last, let attempts, let timeout):
-            // A timeout is the request's, whatever time its last attempt had left.
-            if case .timedOut(let url, _) = last {
-                "\(HTTPError.timedOut(url: url, after: timeout)), \(attempts) attempt\(attempts == 1 ? "" : "s")"
+            // A timeout is the request's, whatever time its last attempt had left; or, past it,
+            // the bound on the whole exchange (ten times it: a server sending a byte now and then).
+            if case .timedOut(let url, let after) = last {
+                "\(HTTPError.timedOut(url: url, after: max(after, timeout))), \(attempts) attempt\(attempts == 1 ? "" : "s")"
             } else {
                 "\(last), \(attempts) attempt\(attempts == 1 ? "" : "s")"
             }

@@ -18,11 +18,19 @@ extension HTTPTransport {
     public static let live: HTTPTransport = urlSession()
 
     /// `live` with another bound on the whole exchange; `nil` means ten times `request.timeout`.
+    /// A timeout beyond a year counts as a year (ten times `Duration.seconds(Int64.max)` would
+    /// overflow, and Foundation's intervals lose it long before).
     public static func urlSession(exchangeTimeout: Duration? = nil) -> HTTPTransport {
         HTTPTransport { request in
-            try await URLSessionExchange.run(request, exchangeTimeout: exchangeTimeout ?? request.timeout * 10)
+            var request = request
+            request.timeout = min(request.timeout, longestTimeout)
+            return try await URLSessionExchange.run(
+                request, exchangeTimeout: min(exchangeTimeout ?? request.timeout * 10, longestTimeout * 10))
         }
     }
+
+    /// The longest timeout a request is given: a year.
+    static let longestTimeout: Duration = .seconds(365 * 86_400)
 }
 
 /// One request in flight: the URLSession delegate that accumulates the body, enforces the

@@ -38,6 +38,9 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if timeout < 1 { throw ValidationError("--timeout: must be at least 1 second") }
+        // A week: longer is no timeout at all, and far longer overflowed (the whole exchange is
+        // bounded by ten times it).
+        if timeout > 604_800 { throw ValidationError("--timeout: must be at most 604800 seconds (a week)") }
     }
 
     func run() async throws {
