@@ -21,4 +21,24 @@ struct LocalFeedImageTests {
         let list = try await cli.run(["images", "list", "--json"])
         #expect(list.status == 0 && !list.stdout.contains(url), "\(list)")
     }
+
+    @Test("a feed read from stdin names no file: its folder would be /dev")
+    func aFeedFromStdinHasNoFolder() async throws {
+        // "next": "kmsg" hung the sync on /dev/kmsg; "zero" read zeros up to the size limit.
+        let cli = try Storectl()
+        expectSuccess(try await cli("migrate"))
+        let before = expectSuccess(try await cli("export")).stdoutData
+        for (feed, path) in [
+            (#"{"version": 1, "next": "zero"}"#, "next"), (#"{"version": 1, "next": "../etc/hostname"}"#, "next"),
+            (#"{"version": 1, "images": [{"url": "null"}]}"#, "images[0].url"),
+        ] {
+            let result = try await cli("sync", "-", stdin: Data(feed.utf8))
+            expectFailure(result, status: 1, mentioning: ["/dev/stdin: \(path)", "no folder"])
+        }
+        #expect(expectSuccess(try await cli("export")).stdoutData == before, "the store is unchanged")
+        // Absolute http(s) image URLs are fine (not downloaded here: the feed's records are what counts).
+        let feed =
+            #"{"version": 1, "frameworks": [{"id": "a", "name": "A", "imageName": "a", "urlString": "https://a", "description": "d"}]}"#
+        expectSuccess(try await cli("sync", "-", "--quiet", stdin: Data(feed.utf8)))
+    }
 }

@@ -84,7 +84,7 @@ struct FeedValidator {
         read: ((inout JSONParser) throws -> Void) throws -> Void
     ) throws {
         self.source = source
-        if pageNames.isEmpty, pageURL.isFileURL { localFolder = pageURL.deletingLastPathComponent() }
+        if pageNames.isEmpty, pageURL.isFileURL { localFolder = LocalImagePath.folder(ofFirstPage: pageURL) }
         fields.pageURL = pageURL
         fields.localFolder = localFolder
         pageNames.append(source)

@@ -9,9 +9,28 @@ import Foundation
 /// read. The validator checks this (a problem with the JSON path), and the download checks it
 /// again just before opening the file, which it opens by its real path.
 enum LocalImagePath {
+    /// The folder a local feed's relative names resolve in: its first page's folder; `none`
+    /// when that page is not a regular file of its own: stdin or another pipe, a device,
+    /// anything under /dev or /proc. (A page that is not there is given its folder: its bytes
+    /// came from elsewhere, and every file is checked again when it is read.) The folder of /dev/stdin is /dev, where `"next": "kmsg"`
+    /// hung the sync and `"next": "zero"` read zeros up to the size limit.
+    static func folder(ofFirstPage page: URL) -> URL {
+        let path = page.standardizedFileURL.path
+        if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return none }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { return none }
+        return page.deletingLastPathComponent()
+    }
+
+    /// The folder of a feed that has none (see `folder(ofFirstPage:)`): nothing lies inside it.
+    /// A path holding NUL, which no check below accepts, so any check that misses it still
+    /// refuses.
+    static let none = URL(fileURLWithPath: "/\u{0}no folder")
+
     /// Why `text` (an image url of a local feed, resolved to `location`) must not be read for a
     /// feed whose folder is `folder`; nil when it may be.
     static func refusal(_ text: String, location: URL, folder: URL) -> String? {
+        if folder == none { return "names a file, but a feed read from stdin (or another pipe or device) has no folder" }
         if text.hasPrefix("/") { return "is an absolute path; a local feed names files relative to its own folder" }
         guard let path = normalized(location.path), let folderPath = normalized(folder.path) else {
             return "is not a file path"
@@ -26,6 +45,9 @@ enum LocalImagePath {
     /// The real path of `location` when it lies inside `folder` after resolving symbolic links;
     /// throws otherwise (and when the file cannot be resolved, e.g. it does not exist).
     static func realPathInside(_ location: URL, folder: URL) throws -> String {
+        if folder == none {
+            throw FeedSourceError.unreadable(path: location.path, reason: "a feed read from stdin has no folder; refused")
+        }
         guard let path = normalized(location.path), let folderPath = normalized(folder.path) else {
             throw FeedSourceError.unreadable(path: location.path, reason: "not a file path")
         }

@@ -168,7 +168,9 @@ struct FeedLoader: Sendable {
             // A local feed's pages, like its images, lie in its own folder: a `next` elsewhere
             // would read any file (and quote it in the errors).
             let location = url.standardizedFileURL
-            if let reason = LocalImagePath.refusal(next, location: location, folder: source.url.deletingLastPathComponent()) {
+            if let reason = LocalImagePath.refusal(
+                next, location: location, folder: LocalImagePath.folder(ofFirstPage: source.url))
+            {
                 problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' \(reason); refused"))
                 return nil
             }
