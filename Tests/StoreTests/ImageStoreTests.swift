@@ -34,6 +34,22 @@ struct ImageStoreTests {
         }
     }
 
+    @Test(
+        "put takes only keys a feed carries back as they are",
+        arguments: [
+            "javascript:alert(1)", "ftp://example.com/a.png", "not a url", "", "https://example.com/a b",
+            "http://example.com/\u{FC}", "https:///a.png",
+        ])
+    func refusesKeysAFeedCannotCarry(_ url: String) async throws {
+        try await withImageStore { store, _ throws in
+            await #expect(throws: StoreError.self) { try await store.images.put(url, data: Self.bytes(3)) }
+            #expect(try await store.images.list().isEmpty)
+            #expect(ImageTable.keyProblem(url) != nil)
+        }
+        for key in ["https://example.com/a%20b", "img/a.png", "a"] { #expect(ImageTable.keyProblem(key) == nil, "\(key)") }
+        #expect(ImageTable.keyProblem("https://example.com/a b")?.contains("https://example.com/a%20b") == true)
+    }
+
     @Test func keepsAnEmptyImageAsZeroBytes() async throws {
         try await withImageStore { store, _ throws in
             try await store.images.put("empty", data: Data())

@@ -38,6 +38,18 @@ struct ImagesTests {
         #expect(expectSuccess(try await storectl("images", "get", url)).stdoutData == other)
     }
 
+    @Test("put refuses a URL a feed could not carry back (64), creating no store")
+    func putRefusesKeysAFeedCannotCarry() async throws {
+        // A javascript: key made every later export and published folder unreadable to clients.
+        let storectl = try Storectl()
+        let file = try storectl.directory.write(Data([1, 2, 3]), to: "a.png")
+        for url in ["javascript:alert(1)", "ftp://example.com/a.png", "https://example.com/a b"] {
+            expectFailure(try await storectl("images", "put", url, file), status: exitUsage, mentioning: ["URL", "http"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: storectl.db))
+        expectSuccess(try await storectl("images", "put", "https://example.com/a%20b", file))
+    }
+
     @Test("put reads the bytes from standard input through /dev/stdin")
     func putFromStdin() async throws {
         let storectl = try Storectl()

@@ -217,7 +217,7 @@ struct Reconciler {
                 return
             }
         }
-        try table.put(image.url, data: data, contentType: image.contentType)
+        try table.replace(image.url, data: data, contentType: image.contentType)
         try received.set(remote, stream: try stream(.image), key: image.url)
         report.images.stored += 1
     }

@@ -81,10 +81,40 @@ public struct ImageTable {
     }
 
     /// Stores bytes for `url`, replacing any earlier entry, then evicts to the budget. Returns
-    /// the urls evicted. Throws `StoreError.invalidRecord` if the bytes alone exceed the budget.
+    /// the urls evicted. Throws `StoreError.invalidRecord` if the bytes alone exceed the budget,
+    /// or if a feed could not carry `url` back as it is (see `keyProblem(_:)`).
     @discardableResult
     public func put(_ url: String, data: Data, contentType: String?) throws -> [String] {
+        if let problem = Self.keyProblem(url) {
+            throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: problem)
+        }
+        return try replace(url, data: data, contentType: contentType)
+    }
+
+    /// `put` for a feed's image, whose url the feed's validator already read (a local feed's
+    /// relative names included).
+    @discardableResult
+    func replace(_ url: String, data: Data, contentType: String?) throws -> [String] {
         try store(url, data: data, contentType: contentType, replacing: true) ?? []
+    }
+
+    /// Why `url` cannot key an image stored by hand, or nil: it must be a key a feed can carry
+    /// back as it is. That is an http(s) URL with a host, or a name without a scheme (what a
+    /// local feed's relative image names are kept as), either written as `URL(string:)` writes
+    /// it: a feed reads every image url through it, so `https://e.com/a b` came back from an
+    /// export as `https://e.com/a%20b` (another key), and a `javascript:` or `ftp:` key made
+    /// every export and published folder of the store unreadable to clients, its tombstone too.
+    public static func keyProblem(_ url: String) -> String? {
+        guard !url.isEmpty, let parsed = URL(string: url) else { return "is not a URL" }
+        if let scheme = parsed.scheme?.lowercased() {
+            guard scheme == "http" || scheme == "https" else {
+                return "has the scheme '\(scheme):'; a feed carries only http(s) URLs (and names relative to a local feed)"
+            }
+            guard let host = parsed.host, !host.isEmpty else { return "has no host" }
+        }
+        let written = parsed.relativeString
+        if written != url { return "is written \(written) in a feed; use that" }
+        return nil
     }
 
     /// Stores bytes for `url` only if the cache does not already hold it: the actor-cache rule

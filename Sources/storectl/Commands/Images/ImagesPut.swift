@@ -13,6 +13,10 @@ struct ImagesPut: AsyncParsableCommand {
     @Option(name: .customLong("content-type"), help: "Its content type (default: from the file extension).") var contentType:
         String?
 
+    func validate() throws {
+        if let problem = ImageTable.keyProblem(url) { throw ValidationError("URL '\(url)': \(problem)") }
+    }
+
     func run() async throws {
         let data: Data
         var isDirectory: ObjCBool = false
