@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Store
@@ -40,5 +41,24 @@ struct SHA256Tests {
             seen.insert(digest)
         }
         #expect(seen.count == 131)
+    }
+
+    @Test("fed in pieces of any size, or read from a file, it gives the one-shot digest")
+    func updatesInPiecesAndFromFiles() throws {
+        let bytes = (0..<5_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 3) }
+        let whole = SHA256.hexDigest(of: bytes)
+        for piece in [1, 3, 63, 64, 65, 1000] {
+            var hasher = SHA256()
+            for start in stride(from: 0, to: bytes.count, by: piece) {
+                hasher.update(bytes[start..<min(start + piece, bytes.count)])
+            }
+            #expect(hasher.finalize() == whole, "pieces of \(piece)")
+        }
+        let million = Data(repeating: UInt8(ascii: "a"), count: 1_000_000)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sha256-\(UUID().uuidString)").path
+        try million.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(SHA256.hexDigest(ofFileAt: path) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(SHA256.hexDigest(ofFileAt: path + "-missing") == nil)
     }
 }

@@ -10,36 +10,49 @@ struct PublishedFileLoader: Sendable {
     /// The manifest's URL as read (after redirects): names resolve against it.
     let manifestURL: URL
 
+    /// A file checked against the manifest, on disk: the published file itself (a local
+    /// folder) or its download in the sync's spool folder. Never held in memory.
     struct Loaded: Sendable {
         let url: URL
         let name: String
-        let body: Data
+        /// Where its bytes are.
+        let file: URL
+        let size: Int
     }
 
-    func load(_ file: PublishedManifest.File) async throws -> Loaded {
+    /// Fetches `file` (a download goes into `spool`), then checks its size against the
+    /// manifest's before reading it, and its SHA-256 reading it in chunks.
+    func load(_ file: PublishedManifest.File, spool: SpoolFolder) async throws -> Loaded {
         // The name was checked to be a plain file name: it stays in the manifest's folder.
         let url = manifestURL.deletingLastPathComponent().appendingPathComponent(file.name)
         let name = source.url.isFileURL ? url.path : url.redacted
         func mismatch(_ message: String) -> ManifestError { ManifestError(source: name, path: "", message: message) }
-        let body: Data
+        let path: String
         switch source {
         case .file:
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw mismatch("missing: the manifest names this file but it cannot be read")
+            // A regular file inside the manifest's folder, symbolic links resolved: a link in the
+            // folder to a file elsewhere is not read, nor a FIFO or a device.
+            do {
+                path = try LocalImagePath.realPathInside(url, folder: manifestURL.deletingLastPathComponent())
+            } catch let error as FeedSourceError {
+                if case .unreadable(_, let reason) = error, reason.hasPrefix("No such file") {
+                    throw mismatch("missing: the manifest names this file but it cannot be read")
+                }
+                throw mismatch("\(error)")
             }
-            body = data
         case .remote:
             var headers: [String: String] = [:]
             if let token = options.bearerToken, !token.isEmpty, RedirectRule.isSameOrigin(url, source.url) {
                 headers["Authorization"] = "Bearer \(token)"
             }
+            let download = spool.url.appendingPathComponent("published-\(UUID().uuidString)")
             let response: HTTPResponse
             do {
                 // One byte more than the manifest says, so a longer file is seen as such.
                 response = try await fetcher.fetch(
                     HTTPRequest(
                         url: url, headers: headers, timeout: options.timeout,
-                        maximumBytes: min(file.size + 1, options.maximumBytes)))
+                        maximumBytes: min(file.size + 1, options.maximumBytes), bodyFile: download))
             } catch let error as HTTPError {
                 if case .tooLarge = error { throw mismatch("larger than the \(file.size) bytes the manifest says") }
                 throw error
@@ -48,13 +61,31 @@ struct PublishedFileLoader: Sendable {
                 throw mismatch(
                     response.status == 404 ? "missing (404): the manifest names this file" : "HTTP status \(response.status)")
             }
-            body = response.body
+            // A transport that answers in memory (an injected one) is spooled here.
+            if !response.body.isEmpty || !FileManager.default.fileExists(atPath: download.path) {
+                do {
+                    try response.body.write(to: download)
+                } catch {
+                    throw FeedSourceError.unreadable(
+                        path: download.path, reason: "cannot spool the download: \(FeedLoader.reason(error))")
+                }
+            }
+            path = download.path
         }
-        guard body.count == file.size else { throw mismatch("\(body.count) bytes, but the manifest says \(file.size)") }
-        let digest = SHA256.hexDigest(of: body)
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        let size = Int(status.st_size)
+        guard size == file.size else { throw mismatch("\(size) bytes, but the manifest says \(file.size)") }
+        if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: name, limit: options.maximumBytes) }
+        try Task.checkCancellation()
+        guard let digest = SHA256.hexDigest(ofFileAt: path) else {
+            throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
         guard digest == file.sha256 else { throw mismatch("SHA-256 \(digest) differs from the manifest's \(file.sha256)") }
-        options.progress?(.fetchedPage(number: 1, bytes: body.count))
-        return Loaded(url: url, name: name, body: body)
+        options.progress?(.fetchedPage(number: 1, bytes: size))
+        return Loaded(url: url, name: name, file: URL(fileURLWithPath: path), size: size)
     }
 }
 

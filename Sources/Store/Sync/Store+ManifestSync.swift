@@ -60,16 +60,19 @@ extension Store {
             return withDetails
         }
 
-        // Download and verify everything before the transaction.
+        // Download and verify everything before the transaction: each file on disk (the
+        // published one, or its download in `spool`), read again in chunks when applied.
         let loader = PublishedFileLoader(fetcher: fetcher, options: options, source: source, manifestURL: page.url)
+        let spool = try SpoolFolder()
+        defer { withExtendedLifetime(spool) {} }
         var loaded: [(PublishedFileLoader.Loaded, PublishedManifest.Segment?)] = []
         for (file, segment) in files {
             try Task.checkCancellation()
-            let body = try await loader.load(file)
+            let body = try await loader.load(file, spool: spool)
             if let segment { try Self.checkSegment(body, matches: segment, generation: manifest.generation) }
             loaded.append((body, segment))
             details.filesFetched += 1
-            details.bytesFetched += body.body.count
+            details.bytesFetched += body.size
         }
 
         let budget = configuration.imageCacheBudget
@@ -114,7 +117,7 @@ extension Store {
                             validator.acceptsSegments = true
                             sink.group += 1
                         }
-                        try validator.add(file.body, source: file.name, pageURL: file.url, into: &sink)
+                        try validator.add(file: file.file, source: file.name, pageURL: file.url, into: &sink)
                     }
                     try validator.finish()
                     return recordCount + validator.recordCount
@@ -148,16 +151,27 @@ extension Store {
         func fail(_ path: String, _ message: String) -> ManifestError {
             ManifestError(source: file.name, path: path, message: message)
         }
-        guard case .number("2")? = JSONParser.topLevelMember("version", in: file.body) else {
+        // Each member read from the file in chunks (it stops at the member it looks for).
+        func member(_ name: String) throws -> JSONValue? {
+            let handle: FileHandle
+            do {
+                handle = try FileHandle(forReadingFrom: file.file)
+            } catch {
+                throw FeedSourceError.unreadable(path: file.file.path, reason: FeedLoader.reason(error))
+            }
+            defer { try? handle.close() }
+            return JSONParser.topLevelMember(name, in: JSONChunkReader(descriptor: handle.fileDescriptor))
+        }
+        guard case .number("2")? = try member("version") else {
             throw fail("version", "must be 2 in a segment")
         }
-        guard case .string(generation)? = JSONParser.topLevelMember("generation", in: file.body) else {
+        guard case .string(generation)? = try member("generation") else {
             throw fail("generation", "is not the manifest's generation '\(generation)'")
         }
-        guard case .number(String(segment.from))? = JSONParser.topLevelMember("from", in: file.body) else {
+        guard case .number(String(segment.from))? = try member("from") else {
             throw fail("from", "is not \(segment.from), as the manifest says")
         }
-        guard case .number(String(segment.to))? = JSONParser.topLevelMember("to", in: file.body) else {
+        guard case .number(String(segment.to))? = try member("to") else {
             throw fail("to", "is not \(segment.to), as the manifest says")
         }
     }

@@ -31,7 +31,7 @@ struct SupersededKeys: Sendable {
             validator.acceptsSegments = true
             var collector = Collector(group: group)
             do {
-                try validator.add(file.body, source: file.name, pageURL: file.url, into: &collector)
+                try validator.add(file: file.file, source: file.name, pageURL: file.url, into: &collector)
                 try validator.finish()
             } catch {
                 self = SupersededKeys()

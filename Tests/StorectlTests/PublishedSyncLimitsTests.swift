@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// A sync from a published folder reads each file from disk: its size is checked before a byte
+/// is read, `--max-bytes` holds for every file, and a file must lie in the manifest's folder.
+@Suite(.timeLimit(.minutes(5)))
+struct PublishedSyncLimitsTests {
+    /// A source published into `pub` twice (a snapshot, then a segment), and the segment's path.
+    private func published() async throws -> (Storectl, folder: String, segment: String) {
+        let cli = try Storectl()
+        try await PublishTests.source(cli, frameworks: 20)
+        let folder = cli.directory.file("pub")
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        expectSuccess(try await cli("--db", "src.sqlite", "frameworks", "update", "fw-000001", "--description", "new"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("segment-") })
+        return (cli, folder, folder + "/" + segment)
+    }
+
+    @Test("a published file grown to 3 GB is refused by its size, before it is read")
+    func aHugeFileIsRefusedBySize() async throws {
+        let (cli, folder, segment) = try await published()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
+        try handle.truncate(atOffset: 3 << 30) // sparse: no disk, but 3 GB to read
+        try handle.close()
+        let result = try await cli("--db", "client.sqlite", "sync", folder)
+        expectFailure(result, status: 1, mentioning: [segment, "3221225472 bytes, but the manifest says \(size)"])
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("client.sqlite")))
+    }
+
+    @Test("--max-bytes holds for each published file of a local folder (its size in the manifest is checked)")
+    func maxBytesHoldsForLocalFiles() async throws {
+        let (cli, folder, _) = try await published()
+        // Room for the manifest, not for the snapshot's page of 20 frameworks.
+        let manifest = try #require(try FileManager.default.attributesOfItem(atPath: folder + "/manifest.json")[.size] as? Int)
+        let limit = manifest + 64
+        expectFailure(
+            try await cli("--db", "client.sqlite", "sync", folder, "--max-bytes", "\(limit)"), status: 1,
+            mentioning: ["snapshot.files[0].size", "\(limit)"])
+        expectSuccess(try await cli("--db", "client.sqlite", "sync", folder, "--quiet"))
+    }
+
+    @Test("a published file that is a link out of the folder is not read, whatever its digest")
+    func aLinkOutOfTheFolderIsRefused() async throws {
+        let (cli, folder, segment) = try await published()
+        // The same bytes, moved out of the folder and linked back: size and SHA-256 still match.
+        let outside = cli.directory.file("outside.json")
+        try FileManager.default.moveItem(atPath: segment, toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: segment, withDestinationPath: outside)
+        expectFailure(try await cli("--db", "client.sqlite", "sync", folder), status: 1, mentioning: [segment, "outside"])
+    }
+}
