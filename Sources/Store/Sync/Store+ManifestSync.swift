@@ -139,7 +139,7 @@ extension Store {
         }
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
-            policy: policy, startedAt: startedAt, now: now, options: options)
+            policy: policy, startedAt: startedAt, now: now, options: options, cursor: (newCursor, expectedCursor))
     }
 
     /// A segment's own `version`, `generation`, `from` and `to` must be the manifest's: a

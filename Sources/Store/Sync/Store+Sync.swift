@@ -162,9 +162,15 @@ extension Store {
     /// After a sync's transaction (committed, or rolled back for a dry run): reports progress,
     /// downloads the images the feed named without data, and completes the history row with
     /// what became of them.
+    ///
+    /// `cursor`: for a sync from a manifest, the cursor it set and the one it replaced. If an
+    /// image fails, the cursor goes back (unless another sync moved it meanwhile), so the next
+    /// sync reads those files again and retries the image, as a version-1 feed's forgotten
+    /// validators make it fetch every page again.
     func finishApplied(
         _ applied: SyncReport, downloads: [FeedImage], records: Int, historyID: Int64, dryRun: Bool, source key: String,
-        policy: SyncPolicy, startedAt: Date, now: Date, options: SyncOptions
+        policy: SyncPolicy, startedAt: Date, now: Date, options: SyncOptions,
+        cursor: (applied: SyncCursor, previous: SyncCursor?)? = nil
     ) async throws -> SyncReport {
         var report = applied
         options.progress?(.validated(records: records))
@@ -181,6 +187,8 @@ extension Store {
             outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
         let forget = report.images.failed > 0
         let row = historyID
+        let failed = Set(report.imageFailures.map(\.url))
+        let fetched = downloads.map(\.url).filter { !failed.contains($0) }
         // The records are committed: the history must say what became of the images, and the
         // validators be forgotten if some failed (so the next sync fetches the feed again, no
         // 304, and retries them), even when the sync was cancelled during the downloads. So this
@@ -189,7 +197,21 @@ extension Store {
             try await self.write { db in
                 let state = SyncStateTable(db: db)
                 try state.completeHistory(row, with: entry)
-                if forget { _ = try state.saveSource(key, pages: [], policy: nil, syncedAt: now) }
+                let sourceID = try state.saveSource(key, pages: forget ? [] : nil, policy: nil, syncedAt: now)
+                if forget, let cursor, try state.cursor(for: key) == cursor.applied {
+                    try state.setCursor(cursor.previous, sourceID: sourceID)
+                }
+                // Each image fetched for this source is received as the cache now holds it, so
+                // that the source's tombstone deletes it while it stays so.
+                let stream = try state.stream(sourceID: sourceID, kind: .image)
+                var received = ReceivedHashBatch(db: db)
+                for url in fetched {
+                    guard let image = try db.images(budget: .max, now: now).peek(url),
+                        try state.receivedHash(stream: stream, key: url) == nil
+                    else { continue }
+                    try received.set(Reconciler.hash(image: image.data, contentType: image.contentType), stream: stream, key: url)
+                }
+                try received.flush()
             }
         }.value
         return report
