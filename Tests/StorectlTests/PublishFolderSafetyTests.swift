@@ -109,4 +109,24 @@ struct PublishFolderSafetyTests {
         expectFailure(try await other("--db", "src.sqlite", "publish", otherFolder), status: 1, mentioning: ["manifest.json"])
         #expect(try names(otherFolder) == before)
     }
+
+    @Test("a copy of the store that wrote as much since publishes a new generation, not 'unchanged'")
+    func aCopyOfTheStoreIsToldApart() async throws {
+        let (cli, folder) = try await published()
+        let copy = cli.directory.file("copy.sqlite")
+        try FileManager.default.copyItem(atPath: cli.directory.file("src.sqlite"), toPath: copy)
+        // One transaction each since the copy: the same transaction number, another history.
+        expectSuccess(try await cli("--db", "src.sqlite", "frameworks", "update", "fw-000001", "--name", "from the source"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        expectSuccess(try await cli("--db", copy, "frameworks", "update", "fw-000002", "--name", "from the copy"))
+        let report = PublishTests.json(expectSuccess(try await cli("--db", copy, "publish", folder, "--json")))
+        #expect(report["outcome"] as? String == "snapshot", "\(report)")
+        #expect((report["reason"] as? String)?.contains("copy") == true, "\(report)")
+        // A client gets the copy's state, whole.
+        expectSuccess(try await cli("--db", "client.sqlite", "sync", folder, "--quiet"))
+        #expect(try await PublishTests.export(cli, "client.sqlite") == PublishTests.export(cli, copy))
+        // Publishing the copy again, with nothing new: unchanged.
+        let again = PublishTests.json(expectSuccess(try await cli("--db", copy, "publish", folder, "--json")))
+        #expect(again["outcome"] as? String == "unchanged", "\(again)")
+    }
 }

@@ -39,6 +39,10 @@ struct PublishedManifest: Sendable, Equatable {
     /// The publisher's own state: the store published from and its last published transaction.
     var storeID: String
     var transaction: Int64
+    /// A digest of that transaction's change-log entry (see `Publisher`): two copies of one
+    /// store share its identity and transaction numbers, not their entries. Nil in a manifest
+    /// written before it existed.
+    var transactionDigest: String? = nil
     var retired: [Retired] = []
 
     static let fileName = "manifest.json"
@@ -73,18 +77,20 @@ struct PublishedManifest: Sendable, Equatable {
                     })),
             JSONMember(
                 "publisher",
-                .object([
-                    JSONMember("store", .string(storeID)), JSONMember("transaction", .integer(transaction)),
-                    JSONMember(
-                        "retired",
-                        .array(
-                            retired.map {
-                                .object([
-                                    JSONMember("name", .string($0.name)),
-                                    JSONMember("since", .string(Timestamp.format($0.since))),
-                                ])
-                            })),
-                ])),
+                .object(
+                    [
+                        JSONMember("store", .string(storeID)), JSONMember("transaction", .integer(transaction)),
+                    ] + (transactionDigest.map { [JSONMember("transactionDigest", .string($0))] } ?? []) + [
+                        JSONMember(
+                            "retired",
+                            .array(
+                                retired.map {
+                                    .object([
+                                        JSONMember("name", .string($0.name)),
+                                        JSONMember("since", .string(Timestamp.format($0.since))),
+                                    ])
+                                }))
+                    ])),
         ])
     }
 
@@ -193,11 +199,12 @@ struct PublishedManifest: Sendable, Equatable {
             throw fail("", "the file '\(entry.name)' is named twice (entry \(index + 1))")
         }
         // The publisher's state is its own; a client need not understand it.
-        var storeID = "", transaction: Int64 = 0
+        var storeID = "", transaction: Int64 = 0, transactionDigest: String?
         var retired: [Retired] = []
         if let publisher = root["publisher"], case .object = publisher {
             if case .string(let id)? = publisher["store"] { storeID = id }
             if case .number(let text)? = publisher["transaction"], let tx = Int64(text) { transaction = tx }
+            if case .string(let digest)? = publisher["transactionDigest"] { transactionDigest = digest }
             if case .array(let values)? = publisher["retired"] {
                 for value in values {
                     if case .string(let name)? = value["name"], refusal(ofName: name) == nil,
@@ -211,7 +218,7 @@ struct PublishedManifest: Sendable, Equatable {
         return PublishedManifest(
             generation: generation, head: head, snapshotSequence: snapshotSequence,
             snapshotFiles: snapshotFiles, segments: segments, storeID: storeID,
-            transaction: transaction, retired: retired)
+            transaction: transaction, transactionDigest: transactionDigest, retired: retired)
     }
 
     /// Why a file name is refused, or nil: only a plain name in the manifest's folder.

@@ -55,6 +55,18 @@ struct Publisher {
                 db, storeID: storeID, transaction: latest, previous: previous,
                 reason: "the store's change log is behind the folder's manifest")
         }
+        // A copy of this store (a backup restored, a file copied) has its identity and its
+        // transaction numbers, not its history: the entry the manifest's transaction names
+        // tells them apart. Without this, a copy that had written as many transactions since
+        // as the folder's publisher reported the folder "unchanged" while it served another
+        // state. (No digest in the manifest, or no entry left to compare: nothing to tell.)
+        if let recorded = previous.transactionDigest, let ours = try Self.digest(ofTransaction: previous.transaction, in: db),
+            ours != recorded
+        {
+            return try newGeneration(
+                db, storeID: storeID, transaction: latest, previous: previous,
+                reason: "the folder was published from another copy of this store, whose history differs")
+        }
         if latest == previous.transaction { return unchanged(previous) }
         if earliest > previous.transaction + 1 {
             return try newGeneration(
@@ -100,6 +112,7 @@ struct Publisher {
         var manifest = previous
         manifest.head = head
         manifest.transaction = latest
+        manifest.transactionDigest = try Self.digest(ofTransaction: latest, in: db)
         manifest.segments = segments
         var outcome = PublishReport.Outcome.segment
         var reason: String?
@@ -152,7 +165,8 @@ struct Publisher {
         let files = try writeSnapshot(db, generation: generation, sequence: 1, tombstones: [:], into: &written)
         let manifest = PublishedManifest(
             generation: generation, head: 1, snapshotSequence: 1, snapshotFiles: files, segments: [],
-            storeID: storeID, transaction: transaction, retired: previous?.retired ?? [])
+            storeID: storeID, transaction: transaction, transactionDigest: try Self.digest(ofTransaction: transaction, in: db),
+            retired: previous?.retired ?? [])
         var report = try commit(manifest, previous: previous, written: written, snapshotWritten: files.map(\.name))
         report.outcome = .snapshot
         report.reason = reason
@@ -263,6 +277,14 @@ struct Publisher {
         try add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), "deleted")
         _ = generation
         return files
+    }
+
+    /// The first 16 hex digits of the SHA-256 of change-log transaction `transaction`'s entry
+    /// (its commit time and changes); nil when the log has no such entry.
+    static func digest(ofTransaction transaction: Int64, in db: Database) throws -> String? {
+        try db.query("SELECT committed_at, changes FROM change_log WHERE tx = ?", [.integer(transaction)]) { row in
+            String(SHA256.hexDigest(of: Array((row.text(0) + "\n" + row.text(1)).utf8)).prefix(16))
+        }.first
     }
 
     /// The record's value now, in the feed's shape; nil when it is gone (a tombstone).
