@@ -50,6 +50,24 @@ struct ImageStoreTests {
         #expect(ImageTable.keyProblem("https://example.com/a b")?.contains("https://example.com/a%20b") == true)
     }
 
+    @Test("bytes beyond what SQLite stores in one value are refused naming the image and the limit")
+    func refusesBytesSQLiteCannotStore() async throws {
+        try await withImageStore(budget: 10_000) { store, _ throws in
+            // SQLite's own limit is a gigabyte: lowered here for the test, then restored.
+            let error = await #expect(throws: StoreError.self) {
+                try await store.write { db in
+                    let old = db.limitValueBytes(to: 100)
+                    defer { db.limitValueBytes(to: old) }
+                    try db.images(budget: 10_000, now: Date()).put(
+                        "https://example.com/big.png", data: Self.bytes(200), contentType: nil)
+                }
+            }
+            #expect("\(error.map { String(describing: $0) } ?? "")".contains("https://example.com/big.png"))
+            #expect("\(error.map { String(describing: $0) } ?? "")".contains("200 bytes exceed the 100 bytes SQLite stores"))
+            #expect(try await store.images.list().isEmpty)
+        }
+    }
+
     @Test func keepsAnEmptyImageAsZeroBytes() async throws {
         try await withImageStore { store, _ throws in
             try await store.images.put("empty", data: Data())

@@ -98,6 +98,14 @@ public final class Database {
         return try changeCollector.recordingInsert(of: kind, key: key, dates: dates, insert)
     }
 
+    /// The largest string or blob this connection stores, in bytes (`SQLITE_LIMIT_LENGTH`:
+    /// 1,000,000,000 unless SQLite was built otherwise); a larger one fails with SQLITE_TOOBIG.
+    var maximumValueBytes: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, -1)) }
+
+    /// Sets `maximumValueBytes` (at most the build's ceiling); returns the old value. For tests.
+    @discardableResult
+    func limitValueBytes(to bytes: Int) -> Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Int32(clamping: bytes))) }
+
     /// Whether `close()` ran: the handle is then dangling and never used again.
     private var isClosed = false
 

@@ -161,6 +161,13 @@ public struct ImageTable {
         if url.isEmpty {
             throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must not be empty")
         }
+        // Before the budget: a budget may exceed what SQLite stores in one value, and its
+        // error (SQLITE_TOOBIG, with the statement) names neither the image nor the limit.
+        if data.count > db.maximumValueBytes {
+            throw StoreError.invalidRecord(
+                kind: .image, key: url, field: "data",
+                reason: "\(data.count) bytes exceed the \(db.maximumValueBytes) bytes SQLite stores in one value")
+        }
         if data.count > budget {
             throw StoreError.invalidRecord(
                 kind: .image, key: url, field: "data",
