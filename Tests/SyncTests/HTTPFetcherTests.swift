@@ -251,6 +251,26 @@ struct RetryDecisionTests {
         #expect("\(error!)" == "\(url.absoluteString): cannot connect: refused, 3 attempts")
     }
 
+    /// No attempt starts with less than a tenth of the timeout left: it could only time out, and
+    /// that timeout was reported instead of the failure before it (a body cut short).
+    @Test func noAttemptStartsWithTooLittleTimeLeft() async throws {
+        let script = Script([
+            .failure(.truncated(url: url, expected: 226, received: 126)), .failure(.timedOut(url: url, after: .milliseconds(50))),
+        ])
+        let recorder = SleepRecorder()
+        let fetcher = HTTPFetcher(
+            transport: script.transport, clock: recorder.clock(),
+            policy: RetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(1900)), random: { 0 })
+
+        let (error, _) = await failure { try await fetcher.fetch(HTTPRequest(url: url, timeout: .seconds(1))) }
+
+        // The wait would be 0.95 s, leaving 0.05 s of the second: no second attempt.
+        #expect(await script.attempts.value == 1)
+        #expect(
+            error as? HTTPError
+                == .gaveUp(.truncated(url: url, expected: 226, received: 126), attempts: 1, timeout: .seconds(1)))
+    }
+
     /// A Retry-After that ends past the request's timeout is not waited for.
     @Test func retryAfterPastTheTimeoutGivesUp() async throws {
         let busy = HTTPResponse(url: url, status: 503, headers: ["Retry-After": "60"])

@@ -102,8 +102,12 @@ struct HTTPFetcher: Sendable {
             let delay =
                 retryAfter.map { min($0, max(policy.maximumRetryAfter, .zero)) }
                 ?? policy.backoff(beforeRetry: attempt, random: random())
-            // No wait, and so no attempt, starts that would end past the request's timeout.
-            guard spent + delay < request.timeout else {
+            // No wait, and so no attempt, starts that would end past the request's timeout, nor an
+            // attempt left less than a tenth of it (at most a second): it could only time out,
+            // and its timeout would be reported instead of the failure before it (a body cut
+            // short, say).
+            let leastUseful = min(request.timeout / 10, .seconds(1))
+            guard spent + delay + leastUseful <= request.timeout else {
                 throw HTTPError.gaveUp(failure, attempts: attempt, timeout: request.timeout)
             }
             try Task.checkCancellation()
