@@ -88,4 +88,32 @@ struct ManifestSyncNetChangeTests {
             await replica.close()
         }
     }
+
+    @Test("keys that differ only in Unicode form are two records, in the publish and in the sync")
+    func keysAreComparedByteForByte() async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("published", isDirectory: true)
+            let (composed, decomposed) = ("\u{E9}", "e\u{301}") // é, NFC and NFD: equal as Swift Strings
+            try await source.frameworks.insert([
+                Fixtures.framework(composed), Fixtures.framework(decomposed), Fixtures.framework("x"),
+            ])
+            _ = try await source.publish(to: folder, options: Self.options)
+            // Segments changing each form, then merged with a later one.
+            try await source.frameworks.update(Fixtures.framework(decomposed, name: "NFD 2"))
+            _ = try await source.publish(to: folder, options: Self.options)
+            try await source.frameworks.update(Fixtures.framework(composed, name: "NFC 2"))
+            _ = try await source.publish(to: folder, options: Self.options)
+            try await source.frameworks.insert(Fixtures.framework("y"))
+            _ = try await source.publish(to: folder, options: Self.options)
+            let replica = try await Store.open(at: directory.file("replica.sqlite"))
+            let report = try await replica.sync(
+                from: try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path))
+            #expect(report.frameworks.inserted == 4, "\(report.frameworks)")
+            let names = try await replica.frameworks.fetchAll().map(\.name)
+            let sourceNames = try await source.frameworks.fetchAll().map(\.name)
+            #expect(names == sourceNames)
+            #expect(names.contains("NFC 2") && names.contains("NFD 2"), "\(names)")
+            await replica.close()
+        }
+    }
 }

@@ -54,11 +54,15 @@ struct SHA256Tests {
             }
             #expect(hasher.finalize() == whole, "pieces of \(piece)")
         }
-        let million = Data(repeating: UInt8(ascii: "a"), count: 1_000_000)
+        // More than one 1 MiB read, and not a whole number of blocks.
+        let large = Data((0..<3_000_003).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) })
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sha256-\(UUID().uuidString)").path
-        try million.write(to: URL(fileURLWithPath: path))
+        try large.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(SHA256.hexDigest(ofFileAt: path) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-        #expect(SHA256.hexDigest(ofFileAt: path + "-missing") == nil)
+        let descriptor = open(path, O_RDONLY)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(try SHA256.hexDigest(ofDescriptor: descriptor) == SHA256.hexDigest(of: large))
+        #expect(throws: SHA256.ReadFailure.self) { try SHA256.hexDigest(ofDescriptor: -1) }
     }
 }

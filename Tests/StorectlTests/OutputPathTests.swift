@@ -146,6 +146,17 @@ struct OutputPathTests {
             var info = stat()
             #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO, "still a FIFO")
         }
+        // A plain file under /dev (tmpfs /dev/shm) is still replaced whole, through a rename.
+        if FileManager.default.isWritableFile(atPath: "/dev/shm") {
+            let shm = "/dev/shm/storectl-out-\(UUID().uuidString).json"
+            defer { try? FileManager.default.removeItem(atPath: shm) }
+            try Data("old".utf8).write(to: URL(fileURLWithPath: shm))
+            var before = stat(), after = stat()
+            #expect(stat(shm, &before) == 0)
+            expectSuccess(try await storectl("export", "--out", shm))
+            #expect(stat(shm, &after) == 0 && after.st_ino != before.st_ino, "renamed into place, not written over")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: shm)) == stdout)
+        }
         // A link to nothing: refused, and nothing is created where it points.
         try FileManager.default.createSymbolicLink(atPath: directory.file("dangling"), withDestinationPath: "missing")
         expectFailure(try await storectl("export", "--out", "dangling"), status: 1, mentioning: ["dangling", "does not exist"])

@@ -175,9 +175,7 @@ struct PublishTests {
                 + (((after["snapshot"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []).compactMap {
                     $0["name"] as? String
                 })
-        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
-            $0 != "manifest.json" && $0 != ".publish.lock"
-        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "manifest.json" }
         #expect(Set(left) == names, "\(left.sorted()) \(names.sorted())")
 
         let synced = try await cli.run(["--db", "behind.sqlite", "sync", folder, "--policy", "prefer-remote", "--json"])

@@ -17,15 +17,16 @@ struct PublishedSyncLimitsTests {
         return (cli, folder, folder + "/" + segment)
     }
 
-    @Test("a published file grown to 3 GB is refused by its size, before it is read")
+    @Test("a published file grown to 64 GiB is refused by its size, before it is read")
     func aHugeFileIsRefusedBySize() async throws {
         let (cli, folder, segment) = try await published()
         let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: segment))
-        try handle.truncate(atOffset: 3 << 30) // sparse: no disk, but 3 GB to read
+        // Sparse: no disk, but 64 GiB to read (the old loader read the file whole, then compared).
+        try handle.truncate(atOffset: 64 << 30)
         try handle.close()
         let result = try await cli("--db", "client.sqlite", "sync", folder)
-        expectFailure(result, status: 1, mentioning: [segment, "3221225472 bytes, but the manifest says \(size)"])
+        expectFailure(result, status: 1, mentioning: [segment, "\(64 << 30) bytes, but the manifest says \(size)"])
         #expect(!FileManager.default.fileExists(atPath: cli.directory.file("client.sqlite")))
     }
 

@@ -53,9 +53,12 @@ extension Store {
 
     /// Writes the whole store as one feed to the file at `path` in bounded memory, through a
     /// temporary file renamed into place (see `OutputFile`): `path` holds its old content or
-    /// the whole export, never part. The store's own files are refused.
+    /// the whole export, never part. The store's own files are refused. A symbolic link at
+    /// `path` is followed (the file it names is replaced); a device or FIFO is written as it is,
+    /// and `/dev/stdout` or `/dev/fd/N` write to that open descriptor.
     public func exportFeed(toFile path: String, includingImageData: Bool = true) async throws {
-        _ = try await exportPages(pageSize: nil, includingImageData: includingImageData, paths: { _ in path })
+        _ = try await exportPages(
+            pageSize: nil, includingImageData: includingImageData, followingLinks: true, paths: { _ in path })
     }
 
     /// Writes the store as pages of at most `pageSize` records into `folder` (which must
@@ -67,13 +70,13 @@ extension Store {
     ) async throws -> [String] {
         precondition(pageSize > 0, "pageSize must be positive")
         let paths = try await exportPages(
-            pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName,
+            pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName, followingLinks: false,
             paths: { folder + "/" + $0 })
         return paths.map { PathName.lastComponent(of: $0) }
     }
 
     private func exportPages(
-        pageSize: Int?, includingImageData: Bool, firstPageName: String = "feed.json",
+        pageSize: Int?, includingImageData: Bool, firstPageName: String = "feed.json", followingLinks: Bool,
         paths: @escaping @Sendable (String) -> String
     ) async throws -> [String] {
         let storePath = path
@@ -90,7 +93,7 @@ extension Store {
                         if let storePath, OutputFile.isStore(path, storePath: storePath) {
                             throw OutputFileError(path: path, reason: "that is the store (or one of its files)")
                         }
-                        let page = try OutputFile.begin(path)
+                        let page = try OutputFile.begin(path, followingLinks: followingLinks)
                         current = page
                         return ByteSink(descriptor: page.descriptor, name: path)
                     },

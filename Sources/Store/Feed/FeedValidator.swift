@@ -66,7 +66,17 @@ struct FeedValidator {
             throw FeedSourceError.unreadable(path: source, reason: FeedLoader.reason(error))
         }
         defer { try? handle.close() }
-        let reader = JSONChunkReader(descriptor: handle.fileDescriptor, chunkSize: chunkSize)
+        try add(descriptor: handle.fileDescriptor, source: source, pageURL: pageURL, into: &sink, chunkSize: chunkSize)
+    }
+
+    /// The same for a page read from `descriptor`, from its current position to its end (the
+    /// caller keeps it open): a published file checked once and read again from the same open
+    /// file, whatever happens to its name meanwhile.
+    mutating func add<Sink: FeedSink>(
+        descriptor: Int32, source: String, pageURL: URL, into sink: inout Sink,
+        chunkSize: Int = JSONChunkReader.chunkSize
+    ) throws {
+        let reader = JSONChunkReader(descriptor: descriptor, chunkSize: chunkSize)
         let problemsBefore = problemCount
         try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(reader, $0) }
         // A read error cut the page short: say so, not what the cut made of the JSON.

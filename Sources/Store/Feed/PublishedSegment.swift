@@ -5,18 +5,27 @@ import Foundation
 /// A key is in one or the other, never both: the later change wins, so merging two consecutive
 /// segments gives the changes of both.
 struct PublishedSegment: Sendable, Equatable {
-    /// Record values by key, per kind (images keyed by url, the others by id).
-    var records: [RecordKind: [String: JSONValue]] = [:]
-    var deleted: [RecordKind: Set<String>] = [:]
+    /// Record values by key, per kind (images keyed by url, the others by id). Keys compared
+    /// byte for byte, as SQLite compares them: `é` written NFC and NFD are two records.
+    var records: [RecordKind: [ExactKey: JSONValue]] = [:]
+    var deleted: [RecordKind: Set<ExactKey>] = [:]
 
     var isEmpty: Bool { records.values.allSatisfy(\.isEmpty) && deleted.values.allSatisfy(\.isEmpty) }
 
     mutating func put(_ kind: RecordKind, _ key: String, _ value: JSONValue) {
+        put(kind, ExactKey(key), value)
+    }
+
+    mutating func delete(_ kind: RecordKind, _ key: String) {
+        delete(kind, ExactKey(key))
+    }
+
+    private mutating func put(_ kind: RecordKind, _ key: ExactKey, _ value: JSONValue) {
         records[kind, default: [:]][key] = value
         deleted[kind]?.remove(key)
     }
 
-    mutating func delete(_ kind: RecordKind, _ key: String) {
+    private mutating func delete(_ kind: RecordKind, _ key: ExactKey) {
         records[kind]?[key] = nil
         deleted[kind, default: []].insert(key)
     }
@@ -44,21 +53,24 @@ struct PublishedSegment: Sendable, Equatable {
     }
 
     /// One array per kind, in `kinds` order, each ordered by key.
-    static func recordMembers(_ records: [RecordKind: [String: JSONValue]], kinds: [RecordKind]) -> [JSONMember] {
+    static func recordMembers(_ records: [RecordKind: [ExactKey: JSONValue]], kinds: [RecordKind]) -> [JSONMember] {
         kinds.map { kind in
             let values = records[kind] ?? [:]
-            let ordered = values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { values[$0]! }
+            let ordered = values.keys.sorted { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }.map { values[$0]! }
             return JSONMember(kind.plural, .array(ordered))
         }
     }
 
     /// The `deleted` member: one array per kind, in `kinds` order, each ordered.
-    static func tombstones(_ deleted: [RecordKind: Set<String>], kinds: [RecordKind]) -> JSONValue {
+    static func tombstones(_ deleted: [RecordKind: Set<ExactKey>], kinds: [RecordKind]) -> JSONValue {
         .object(
             kinds.map { kind in
                 JSONMember(
                     kind.plural,
-                    .array((deleted[kind] ?? []).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map(JSONValue.string)))
+                    .array(
+                        (deleted[kind] ?? []).sorted { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }.map {
+                            JSONValue.string($0.text)
+                        }))
             })
     }
 

@@ -75,17 +75,18 @@ struct Publisher {
         }
 
         // 1. What changed: the keys the log names after the last publish, read as they are now.
-        var keys: [RecordKind: Set<String>] = [:]
+        // Byte for byte, as SQLite compares keys (`é` written NFC and NFD are two records).
+        var keys: [RecordKind: Set<ExactKey>] = [:]
         for batch in try log.batches(after: previous.transaction) {
-            for change in batch.changes { keys[change.kind, default: []].insert(change.key) }
+            for change in batch.changes { keys[change.kind, default: []].insert(ExactKey(change.key)) }
         }
         var segment = PublishedSegment()
         for (kind, kindKeys) in keys {
             for key in kindKeys {
-                if let value = try currentValue(db, kind: kind, key: key) {
-                    segment.put(kind, key, value)
+                if let value = try currentValue(db, kind: kind, key: key.text) {
+                    segment.put(kind, key.text, value)
                 } else {
-                    segment.delete(kind, key)
+                    segment.delete(kind, key.text)
                 }
             }
         }
@@ -234,14 +235,14 @@ struct Publisher {
     /// Version-1 pages of the whole store, records ordered by kind then key, then one page of
     /// tombstones.
     private func writeSnapshot(
-        _ db: Database, generation: String, sequence: Int, tombstones: [RecordKind: Set<String>],
+        _ db: Database, generation: String, sequence: Int, tombstones: [RecordKind: Set<ExactKey>],
         into written: inout [String: Data]
     ) throws -> [PublishedManifest.File] {
         // Streamed: records are read from one cursor per kind and each page is written to disk
         // (under its content's name, renamed into place) as soon as it is full, so a snapshot
         // holds one page in memory, not the store. A page no manifest names yet is a stray
         // until the manifest is replaced; a failed publish leaves it to the grace period.
-        var present: [RecordKind: Set<String>] = [:]
+        var present: [RecordKind: Set<ExactKey>] = [:]
         var files: [PublishedManifest.File] = []
         let size = max(1, options.snapshotPageSize)
         func add(_ data: Data, _ label: String) throws {
@@ -261,7 +262,13 @@ struct Publisher {
             page.removeAll(keepingCapacity: true)
         }
         func take(_ kind: RecordKind, _ value: JSONValue) throws {
-            if let key = PublishedSegment.key(of: value, kind: kind) { present[kind, default: []].insert(key) }
+            // Only the tombstones' keys are looked for: a snapshot of millions of records holds
+            // no set of them.
+            if let tombstoned = tombstones[kind], !tombstoned.isEmpty, let key = PublishedSegment.key(of: value, kind: kind),
+                tombstoned.contains(ExactKey(key))
+            {
+                present[kind, default: []].insert(ExactKey(key))
+            }
             page.append((kind, value))
             if page.count == size { try flush() }
         }
@@ -269,7 +276,7 @@ struct Publisher {
             try handler.forEachFeedValue(db, includingData: true) { try take(handler.kind, $0) }
         }
         if !page.isEmpty { try flush() }
-        var remaining: [RecordKind: Set<String>] = [:]
+        var remaining: [RecordKind: Set<ExactKey>] = [:]
         for (kind, keys) in tombstones { remaining[kind] = keys.subtracting(present[kind] ?? []) }
         var members = [JSONMember("version", .integer(1))]
         members += PublishedSegment.recordMembers([:], kinds: kinds)

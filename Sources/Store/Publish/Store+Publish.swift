@@ -9,8 +9,8 @@ extension Store {
     /// Crash-safe: new files are written under temporary names, flushed and renamed into place,
     /// and the manifest is replaced last, atomically; a publish killed at any moment leaves a
     /// folder that serves the previous or the new state. One publish per folder at a time: a
-    /// second one, from this process or another, fails at once with a `PublishError` while the
-    /// first holds the folder's `.publish.lock`.
+    /// second one, from this process or another, fails (after a second) with a `PublishError` while the
+    /// first holds its lock (an exclusive `flock` on the folder).
     ///
     /// Deletes from the folder only files it wrote (segments and snapshot pages, by name, and
     /// its own temporary files), once no manifest has named them for the grace period; never

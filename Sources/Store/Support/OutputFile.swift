@@ -20,10 +20,15 @@ package enum OutputFile {
 
     /// Writes `data` to `path` through a temporary file in the same folder, flushed to disk and
     /// renamed into place: `path` holds either its old content or all of the new, never part.
-    /// A symbolic link is followed (the file it names is replaced, the link stays); a device, a
-    /// FIFO or a socket (`/dev/null`, a named pipe) is written as it is, never replaced.
-    package static func write(_ data: Data, to path: String) throws {
-        try write([(path, data)])
+    ///
+    /// `followingLinks`, for a file the user named (`--out`): a symbolic link is followed (the
+    /// file it names is replaced, the link stays); a device, a FIFO or a socket (`/dev/null`, a
+    /// named pipe) is written as it is, never replaced; `/dev/stdout`, `/dev/stderr`,
+    /// `/dev/fd/N` and `/proc/self/fd/N` write to that open descriptor (as the shell's `>` or
+    /// `>>` opened it). Otherwise (a file in a folder the store writes, such as a publish's)
+    /// whatever has the name, a link included, is replaced.
+    package static func write(_ data: Data, to path: String, followingLinks: Bool = false) throws {
+        try write([(path, data)], followingLinks: followingLinks)
     }
 
     /// Throws the error a write to `path` would meet before its first byte: a folder there, a
@@ -31,7 +36,8 @@ package enum OutputFile {
     /// fail later: a full disk.)
     package static func checkWritable(_ path: String) throws {
         let writable: Bool
-        switch try destination(of: path) {
+        switch try destination(of: path, followingLinks: true) {
+        case .descriptor(let descriptor): writable = fcntl(descriptor, F_GETFL) >= 0
         case .inPlace: writable = access(path, W_OK) == 0
         case .replacing(let file): writable = access(PathName.folder(of: file), W_OK | X_OK) == 0
         }
@@ -47,11 +53,11 @@ package enum OutputFile {
     /// and throws `CancellationError` before anything is renamed: the old files stay, the
     /// temporary files are removed. A process that must exit at once (a second Ctrl-C) calls
     /// `removeTemporaries()` first.
-    package static func write(_ files: [(path: String, data: Data)]) throws {
+    package static func write(_ files: [(path: String, data: Data)], followingLinks: Bool = false) throws {
         var written: [PendingOutput] = []
         do {
             for (path, data) in files {
-                let output = try begin(path)
+                let output = try begin(path, followingLinks: followingLinks)
                 let failure: Int32
                 do {
                     failure = try writeAll(data, to: output.descriptor)
@@ -123,11 +129,16 @@ package enum OutputFile {
     /// file itself opened for writing. Write into its descriptor, then `finish` it, then
     /// `renameIntoPlace`; or `abandon` it. Until it is renamed, `removeTemporaries()` removes
     /// its temporary file.
-    static func begin(_ path: String) throws -> PendingOutput {
+    static func begin(_ path: String, followingLinks: Bool) throws -> PendingOutput {
         let replaced: String
-        switch try destination(of: path) {
+        switch try destination(of: path, followingLinks: followingLinks) {
+        case .descriptor(let open):
+            let descriptor = dup(open)
+            guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+            return PendingOutput(path: path, replaced: nil, temporary: nil, descriptor: descriptor)
         case .inPlace:
-            let descriptor = open(path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC)
+            // Not O_TRUNC: a device or FIFO has nothing to truncate.
+            let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
             return PendingOutput(path: path, replaced: nil, temporary: nil, descriptor: descriptor)
         case .replacing(let file):
@@ -214,17 +225,26 @@ package enum OutputFile {
         /// link at `path` names (the link stays a link).
         case replacing(String)
         /// Into `path` itself: a device, a FIFO or a socket, which a rename would replace by a
-        /// plain file (as root, `--out /dev/null` would have made /dev/null a file), and any
-        /// existing file under /dev or /proc (`/dev/stdout`).
+        /// plain file (as root, `--out /dev/null` would have made /dev/null a file).
         case inPlace
+        /// Into this process's open descriptor (`/dev/stdout`, `/dev/fd/3`): the file the shell
+        /// redirected it to, with the shell's flags (`>>` appends).
+        case descriptor(Int32)
     }
 
-    private static func destination(of path: String) throws -> Destination {
+    private static func destination(of path: String, followingLinks: Bool) throws -> Destination {
         var info = stat()
+        guard followingLinks else {
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                throw OutputFileError(path: path, reason: "it is a folder")
+            }
+            return .replacing(path)
+        }
+        if let descriptor = openDescriptor(named: path) { return .descriptor(descriptor) }
         if stat(path, &info) == 0 {
             let type = info.st_mode & S_IFMT
             if type == S_IFDIR { throw OutputFileError(path: path, reason: "it is a folder") }
-            if type != S_IFREG || path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .inPlace }
+            if type != S_IFREG { return .inPlace }
             guard isSymbolicLink(path) else { return .replacing(path) }
             guard let real = realpath(path, nil) else {
                 throw OutputFileError(path: path, reason: String(cString: strerror(errno)))
@@ -237,6 +257,21 @@ package enum OutputFile {
         }
         // Missing (or not reachable: creating the temporary file says why).
         return .replacing(path)
+    }
+
+    /// The descriptor a path names by number, if it is open: `/dev/stdout` (1), `/dev/stderr`
+    /// (2), `/dev/fd/N`, `/proc/self/fd/N`.
+    private static func openDescriptor(named path: String) -> Int32? {
+        let number: Int32?
+        switch path {
+        case "/dev/stdout": number = 1
+        case "/dev/stderr": number = 2
+        default:
+            let prefix = ["/dev/fd/", "/proc/self/fd/"].first { path.hasPrefix($0) }
+            number = prefix.flatMap { Int32(path.dropFirst($0.count)) }
+        }
+        guard let number, number >= 0, fcntl(number, F_GETFD) >= 0 else { return nil }
+        return number
     }
 
     private static func isSymbolicLink(_ path: String) -> Bool {

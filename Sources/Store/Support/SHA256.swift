@@ -22,22 +22,27 @@ struct SHA256 {
         return hasher.finalize()
     }
 
-    /// The lowercase hex digest of the file at `path`, read in chunks of 1 MiB (memory stays
-    /// near one chunk however large the file); nil with errno set if it cannot be read.
-    static func hexDigest(ofFileAt path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
+    /// A file that could not be read: the `errno` of the failed read.
+    struct ReadFailure: Error {
+        let code: Int32
+    }
+
+    /// The lowercase hex digest of the whole file open at `descriptor`, read from its start in
+    /// chunks of 1 MiB with `pread` (memory stays near one chunk however large the file; the
+    /// descriptor's position is left as it was).
+    static func hexDigest(ofDescriptor descriptor: Int32) throws(ReadFailure) -> String {
         var hasher = SHA256()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: off_t = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, offset) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return nil
+                throw ReadFailure(code: errno)
             }
             if count == 0 { break }
             hasher.update(buffer[..<count])
+            offset += off_t(count)
         }
         return hasher.finalize()
     }

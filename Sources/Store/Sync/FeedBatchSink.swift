@@ -18,7 +18,7 @@ struct FeedBatchSink: FeedSink {
     }
 
     mutating func receive(_ fields: inout FeedFields, of handler: any RecordKindHandler) throws {
-        if !superseded.isEmpty, superseded.isSuperseded(handler.kind, fields.key, inGroup: group) {
+        if !superseded.isEmpty, try superseded.isSuperseded(handler.kind, fields.key, inGroup: group) {
             var checkedOnly = FeedBatch()
             handler.decode(&fields, into: &checkedOnly)
             return
@@ -28,7 +28,7 @@ struct FeedBatchSink: FeedSink {
     }
 
     mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {
-        if !superseded.isEmpty, superseded.isSuperseded(handler.kind, key, inGroup: group) { return }
+        if !superseded.isEmpty, try superseded.isSuperseded(handler.kind, key, inGroup: group) { return }
         batch.appendTombstone(key, of: handler)
         if batch.count >= batchSize { try flush() }
     }

@@ -10,14 +10,30 @@ struct PublishedFileLoader: Sendable {
     /// The manifest's URL as read (after redirects): names resolve against it.
     let manifestURL: URL
 
-    /// A file checked against the manifest, on disk: the published file itself (a local
-    /// folder) or its download in the sync's spool folder. Never held in memory.
+    /// A file checked against the manifest, kept open: the published file itself (a local
+    /// folder) or its download in the sync's spool folder. Never held in memory, and read again
+    /// from the same open file, so the bytes applied are the bytes checked, whatever becomes of
+    /// the name meanwhile (a publish retiring it, a file renamed over it).
     struct Loaded: Sendable {
         let url: URL
         let name: String
-        /// Where its bytes are.
-        let file: URL
+        let file: OpenedFile
         let size: Int
+
+        /// The file's descriptor, positioned at its start, for one read of it at a time.
+        func descriptorAtStart() throws -> Int32 {
+            guard lseek(file.descriptor, 0, SEEK_SET) == 0 else {
+                throw FeedSourceError.unreadable(path: name, reason: String(cString: strerror(errno)))
+            }
+            return file.descriptor
+        }
+    }
+
+    /// An open file, closed when the last reference goes.
+    final class OpenedFile: Sendable {
+        let descriptor: Int32
+        init(descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }
     }
 
     /// Fetches `file` (a download goes into `spool`), then checks its size against the
@@ -72,20 +88,28 @@ struct PublishedFileLoader: Sendable {
             }
             path = download.path
         }
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
             throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
+        let opened = OpenedFile(descriptor: descriptor)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw mismatch("not a regular file")
         }
         let size = Int(status.st_size)
         guard size == file.size else { throw mismatch("\(size) bytes, but the manifest says \(file.size)") }
         if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: name, limit: options.maximumBytes) }
         try Task.checkCancellation()
-        guard let digest = SHA256.hexDigest(ofFileAt: path) else {
-            throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(errno)))
+        let digest: String
+        do {
+            digest = try SHA256.hexDigest(ofDescriptor: descriptor)
+        } catch {
+            throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(error.code)))
         }
         guard digest == file.sha256 else { throw mismatch("SHA-256 \(digest) differs from the manifest's \(file.sha256)") }
         options.progress?(.fetchedPage(number: 1, bytes: size))
-        return Loaded(url: url, name: name, file: URL(fileURLWithPath: path), size: size)
+        return Loaded(url: url, name: name, file: opened, size: size)
     }
 }
 

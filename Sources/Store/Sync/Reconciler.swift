@@ -193,19 +193,9 @@ struct Reconciler {
         let table = db.images(budget: imageBudget, now: now)
         let existing = try table.peek(image.url)
         guard let data = image.data else {
-            if let existing {
-                report.images.alreadyCached += 1
-                // Received as the cache holds it: a later tombstone from this source deletes it
-                // while it stays so (a downloaded image is recorded the same way, after its
-                // download: `Store.finishApplied`).
-                if try receivedHash(.image, image.url) == nil {
-                    try received.set(
-                        Self.hash(image: existing.data, contentType: existing.contentType), stream: try stream(.image),
-                        key: image.url)
-                }
-            } else {
-                imagesToDownload.append(image)
-            }
+            // One the cache already holds (put by hand, say) is not this source's to delete; one
+            // downloaded for it is (`Store.finishApplied` records it as received).
+            if existing != nil { report.images.alreadyCached += 1 } else { imagesToDownload.append(image) }
             return
         }
         if data.count > imageBudget {

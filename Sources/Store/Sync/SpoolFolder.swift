@@ -10,7 +10,9 @@ final class SpoolFolder: Sendable {
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("store-feed-\(UUID().uuidString)", isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            // 0700: downloads (fetched with a bearer token, perhaps) are this user's alone.
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw FeedSourceError.unreadable(
                 path: url.path, reason: "cannot create a temporary folder for the download: \(FeedLoader.reason(error))")

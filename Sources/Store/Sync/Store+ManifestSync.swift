@@ -86,7 +86,7 @@ extension Store {
         let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
         // Read before the write transaction: a key a later segment holds again is applied once,
         // in its last state.
-        let superseded = SupersededKeys(pages: pages, kinds: kinds)
+        let superseded = try SupersededKeys(pages: pages, kinds: kinds)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
             (report, downloads, records, historyID) = try await write { db in
@@ -117,7 +117,8 @@ extension Store {
                             validator.acceptsSegments = true
                             sink.group += 1
                         }
-                        try validator.add(file: file.file, source: file.name, pageURL: file.url, into: &sink)
+                        try validator.add(
+                            descriptor: file.descriptorAtStart(), source: file.name, pageURL: file.url, into: &sink)
                     }
                     try validator.finish()
                     return recordCount + validator.recordCount
@@ -139,7 +140,10 @@ extension Store {
         }
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
-            policy: policy, startedAt: startedAt, now: now, options: options, cursor: (newCursor, expectedCursor))
+            policy: policy, startedAt: startedAt, now: now, options: options,
+            // After a full sync, no cursor: the next sync reads the snapshot again (an image only
+            // the snapshot names would not be retried from the cursor the sync started at).
+            cursor: (newCursor, fullSync ? nil : expectedCursor))
     }
 
     /// A segment's own `version`, `generation`, `from` and `to` must be the manifest's: a
@@ -153,14 +157,7 @@ extension Store {
         }
         // Each member read from the file in chunks (it stops at the member it looks for).
         func member(_ name: String) throws -> JSONValue? {
-            let handle: FileHandle
-            do {
-                handle = try FileHandle(forReadingFrom: file.file)
-            } catch {
-                throw FeedSourceError.unreadable(path: file.file.path, reason: FeedLoader.reason(error))
-            }
-            defer { try? handle.close() }
-            return JSONParser.topLevelMember(name, in: JSONChunkReader(descriptor: handle.fileDescriptor))
+            JSONParser.topLevelMember(name, in: JSONChunkReader(descriptor: try file.descriptorAtStart()))
         }
         guard case .number("2")? = try member("version") else {
             throw fail("version", "must be 2 in a segment")

@@ -180,15 +180,13 @@ extension Store {
             return report
         }
         guard !downloads.isEmpty else { return report }
-        await downloadImages(downloads, into: &report, options: options)
+        let downloaded = await downloadImages(downloads, into: &report, options: options)
         report.imageFailures.sort { $0.url < $1.url }
         let entry = SyncHistoryEntry(
             source: key, startedAt: startedAt, finishedAt: configuration.clock.now(), policy: policy,
             outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
         let forget = report.images.failed > 0
         let row = historyID
-        let failed = Set(report.imageFailures.map(\.url))
-        let fetched = downloads.map(\.url).filter { !failed.contains($0) }
         // The records are committed: the history must say what became of the images, and the
         // validators be forgotten if some failed (so the next sync fetches the feed again, no
         // 304, and retries them), even when the sync was cancelled during the downloads. So this
@@ -201,14 +199,13 @@ extension Store {
                 if forget, let cursor, try state.cursor(for: key) == cursor.applied {
                     try state.setCursor(cursor.previous, sourceID: sourceID)
                 }
-                // Each image fetched for this source is received as the cache now holds it, so
+                // Each image downloaded for this source is received as the cache now holds it
+                // (replacing what was received before: an image evicted and fetched again), so
                 // that the source's tombstone deletes it while it stays so.
                 let stream = try state.stream(sourceID: sourceID, kind: .image)
                 var received = ReceivedHashBatch(db: db)
-                for url in fetched {
-                    guard let image = try db.images(budget: .max, now: now).peek(url),
-                        try state.receivedHash(stream: stream, key: url) == nil
-                    else { continue }
+                for url in downloaded {
+                    guard let image = try db.images(budget: .max, now: now).peek(url) else { continue }
                     try received.set(Reconciler.hash(image: image.data, contentType: image.contentType), stream: stream, key: url)
                 }
                 try received.flush()
@@ -219,8 +216,11 @@ extension Store {
 
     /// Downloads `images`, a few at a time; each failure is reported. When the task is
     /// cancelled, the downloads stop and the images not downloaded are reported as "cancelled".
-    func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async {
-        guard !images.isEmpty else { return }
+    /// Returns the urls downloaded (not those another download had cached meanwhile).
+    @discardableResult
+    func downloadImages(_ images: [FeedImage], into report: inout SyncReport, options: SyncOptions) async -> [String] {
+        guard !images.isEmpty else { return [] }
+        var downloaded: [String] = []
         let pipeline = imagePipeline
         let fetcher = fetcher
         var done = 0
@@ -247,7 +247,9 @@ extension Store {
             for _ in 0..<max(1, options.imageConcurrency) { startNext() }
             while let (url, result) = await group.next() {
                 switch result {
-                case .success(.downloaded): report.images.downloaded += 1
+                case .success(.downloaded):
+                    report.images.downloaded += 1
+                    downloaded.append(url)
                 case .success(.alreadyCached): report.images.alreadyCached += 1
                 case .failure(let error):
                     report.images.failed += 1
@@ -263,6 +265,7 @@ extension Store {
                 startNext()
             }
         }
+        return downloaded
     }
 
     /// The HTTP fetcher built from the store's transport, clock and retry policy.

@@ -99,11 +99,13 @@ public struct ImageTable {
     }
 
     /// Why `url` cannot key an image stored by hand, or nil: it must be a key a feed can carry
-    /// back as it is. That is an http(s) URL with a host, or a name without a scheme (what a
-    /// local feed's relative image names are kept as), either written as `URL(string:)` writes
-    /// it: a feed reads every image url through it, so `https://e.com/a b` came back from an
-    /// export as `https://e.com/a%20b` (another key), and a `javascript:` or `ftp:` key made
-    /// every export and published folder of the store unreadable to clients, its tombstone too.
+    /// back as it is. That is an http(s) URL with a host, or a relative path inside a folder
+    /// (what a local feed's image file names are kept as: no leading `/`, no `.` or `..`, not
+    /// `//host`), either written as `URL(string:)` writes it: a feed reads every image url
+    /// through it, so `https://e.com/a b` came back from an export as `https://e.com/a%20b`
+    /// (another key), and a `javascript:` or `ftp:` key, or `/etc/passwd`, made every export and
+    /// published folder of the store unreadable to clients, its tombstone too. (A relative name
+    /// read from a folder served over http(s) resolves against the page: prefer absolute URLs.)
     public static func keyProblem(_ url: String) -> String? {
         guard !url.isEmpty, let parsed = URL(string: url) else { return "is not a URL" }
         if let scheme = parsed.scheme?.lowercased() {
@@ -111,6 +113,12 @@ public struct ImageTable {
                 return "has the scheme '\(scheme):'; a feed carries only http(s) URLs (and names relative to a local feed)"
             }
             guard let host = parsed.host, !host.isEmpty else { return "has no host" }
+        } else if url.hasPrefix("/")
+            || url.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
+                $0 == "." || $0 == ".." || $0.isEmpty
+            })
+        {
+            return "is not an http(s) URL, nor a relative path inside a folder (no leading /, no . or .., no empty part)"
         }
         let written = parsed.relativeString
         if written != url { return "is written \(written) in a feed; use that" }
@@ -163,10 +171,12 @@ public struct ImageTable {
         }
         // Before the budget: a budget may exceed what SQLite stores in one value, and its
         // error (SQLITE_TOOBIG, with the statement) names neither the image nor the limit.
-        if data.count > db.maximumValueBytes {
+        // The limit holds for the whole row too: the url and content type take their share.
+        let room = db.maximumValueBytes - url.utf8.count - (contentType?.utf8.count ?? 0) - 64
+        if data.count > room {
             throw StoreError.invalidRecord(
                 kind: .image, key: url, field: "data",
-                reason: "\(data.count) bytes exceed the \(db.maximumValueBytes) bytes SQLite stores in one value")
+                reason: "\(data.count) bytes exceed the \(room) bytes SQLite stores in one row for it")
         }
         if data.count > budget {
             throw StoreError.invalidRecord(

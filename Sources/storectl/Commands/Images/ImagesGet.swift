@@ -36,7 +36,7 @@ struct ImagesGet: AsyncParsableCommand {
         }
         guard let out, out != "-" else { return Output.writeRaw(image.data) }
         do {
-            try OutputFile.write(image.data, to: out)
+            try OutputFile.write(image.data, to: out, followingLinks: true)
         } catch let error as CancellationError {
             throw error
         } catch {
