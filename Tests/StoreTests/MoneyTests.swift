@@ -16,7 +16,7 @@ struct MoneyTests {
 
     @Test(arguments: [
         "0.125", "-1", "-0.01", "abc", "1e999", "", "-", "1e", "1.2.3", "2,49", " 1", "1 ",
-        "92233720368547758.08", "1e-3",
+        "92233720368547758.08", "1e-3", "1e++2", "1e+-2", "1e-+2", "1e--2", "1e+", "1e2.0",
     ])
     func refusesAnythingButANonNegativeAmountInWholeCents(text: String) {
         #expect(Money(text) == nil)

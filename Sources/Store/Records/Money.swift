@@ -137,8 +137,15 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
             case UInt8(ascii: ".") where part == 0:
                 part = 1
             case UInt8(ascii: "e"), UInt8(ascii: "E"):
-                let rest = String(decoding: utf8[utf8.index(after: index)...], as: UTF8.self)
-                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest) else { return .invalid }
+                // One sign at most, then digits: Int("+2") after a dropped "+" let "1e++2" through.
+                var rest = utf8[utf8.index(after: index)...]
+                let negative = rest.first == UInt8(ascii: "-")
+                if negative || rest.first == UInt8(ascii: "+") { rest = rest.dropFirst() }
+                guard !rest.isEmpty, rest.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                    return .invalid
+                }
+                let magnitude = Int(String(decoding: rest, as: UTF8.self)) ?? Int.max
+                let value = negative ? -magnitude : magnitude
                 // 1e999 is an amount, only far too large; any nonzero digit shifted that far is.
                 if value >= 1000, (integerDigits + fractionDigits).contains(where: { $0 != 0 }) { return .tooLarge }
                 guard abs(value) < 1000 else { return .invalid }

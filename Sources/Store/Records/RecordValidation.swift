@@ -6,6 +6,9 @@ enum RecordValidation {
     /// `length()` does.
     static func problem(withID id: String) -> String? {
         if id.isEmpty { return "must not be empty" }
+        // SQLite's length() stops at a NUL: an id starting with one failed the table's CHECK
+        // with a raw "SQLite error 19", and C tools cut such ids short.
+        if id.utf8.contains(0) { return "must not contain the NUL character (U+0000)" }
         // Every scalar takes at least one UTF-8 byte: a short id needs no counting.
         if id.utf8.count <= maximumIDLength { return nil }
         let length = id.unicodeScalars.count

@@ -24,9 +24,17 @@ enum StoreFile {
     /// Refuses a file that is neither empty nor a SQLite database by its first 16 bytes. SQLite
     /// itself takes a file shorter than a page for an empty database and would write a store
     /// over it (a 1-byte file became a 94 KB store).
+    ///
+    /// Anything but a regular file (a FIFO, a device, a socket) is refused before it is read:
+    /// opening a FIFO for reading waited for a writer forever, and no signal could end it.
     static func checkHeader(_ path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return } // SQLite will say why
-        defer { try? handle.close() }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return } // SQLite will say why
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw StoreError.cannotOpen(path: path, reason: "it is not a regular file (a FIFO, a device or a socket)")
+        }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
         if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
             throw StoreError.notAStore(path: path, reason: "it is not a SQLite database")

@@ -2,9 +2,23 @@ import Foundation
 
 /// Strict RFC 3339 timestamps, with millisecond precision (what the store keeps).
 package enum Timestamp {
-    /// Milliseconds since 1970 of `date`, rounded to the nearest millisecond.
+    /// The times a timestamp may name: years 0001 to 9999 (what RFC 3339 can write), UTC, in
+    /// milliseconds since 1970.
+    static let range: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
+    /// Milliseconds since 1970 of `date`, rounded to the nearest millisecond, and clamped to
+    /// `range` (a date beyond it cannot be written anyway: see `checkedMilliseconds`).
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return value < 0 ? range.lowerBound : range.upperBound }
+        return Int64(min(max(value, Double(range.lowerBound)), Double(range.upperBound)))
+    }
+
+    /// Milliseconds since 1970 of `date`, or nil if it lies outside years 0001 to 9999.
+    static func checkedMilliseconds(_ date: Date) -> Int64? {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound) else { return nil }
+        return Int64(value)
     }
 
     static func date(milliseconds: Int64) -> Date {
@@ -82,7 +96,10 @@ package enum Timestamp {
         guard i == b.count else { return nil }
         let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
-        return seconds * 1000 + Int64(millis)
+        // An offset may move the instant out of years 0001-9999 ("0001-01-01T00:00:00+01:00"):
+        // refused, since it could not be written back.
+        let total = seconds * 1000 + Int64(millis)
+        return range.contains(total) ? total : nil
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {

@@ -65,7 +65,8 @@ struct OrderItemArgument: ExpressibleByArgument, Sendable {
         func tooLarge(_ s: String, maximum: Int) -> Bool {
             isInteger(s) && !s.hasPrefix("-") && (Int(s).map { $0 > maximum } ?? true)
         }
-        guard let aisle = Int(fields[1]), aisle >= 0 else {
+        // Int("+5") is 5: only digits (and a sign to be refused) count, as for the quantity.
+        guard isInteger(fields[1]), let aisle = Int(fields[1]), aisle >= 0 else {
             if tooLarge(fields[1], maximum: Int.max) {
                 throw Problem(description: "aisle '\(fields[1])' is too large: at most \(Int.max)")
             }
@@ -73,7 +74,7 @@ struct OrderItemArgument: ExpressibleByArgument, Sendable {
         }
         var quantity = 1
         if hasQuantity {
-            guard let value = Int(fields[2]), value >= 1, value <= OrderItem.maximumQuantity else {
+            guard isInteger(fields[2]), let value = Int(fields[2]), value >= 1, value <= OrderItem.maximumQuantity else {
                 if tooLarge(fields[2], maximum: OrderItem.maximumQuantity) {
                     throw Problem(description: "quantity '\(fields[2])' is too large: at most \(OrderItem.maximumQuantity)")
                 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Orders and their items inside a transaction: `try db.orders.insert(order)`.
 public struct OrderTable {
     let db: Database
@@ -34,7 +36,7 @@ public struct OrderTable {
                 collected.append(try Self.decodeItem(items, from: 1, order: id, index: collected.count))
                 hasItem = try items.step()
             }
-            try body(try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: row.int64(1)), items: collected)))
+            try body(try Self.checked(Order(id: id, placedAt: try Self.placedAt(row.int64(1), order: id), items: collected)))
         }
     }
 
@@ -50,7 +52,7 @@ public struct OrderTable {
             defer { index += 1 }
             return try Self.decodeItem(row, from: 0, order: id, index: index)
         }
-        return try Self.checked(Order(id: id, placedAt: Timestamp.date(milliseconds: placedAt), items: items))
+        return try Self.checked(Order(id: id, placedAt: try Self.placedAt(placedAt, order: id), items: items))
     }
 
     /// The number of orders.
@@ -73,7 +75,7 @@ public struct OrderTable {
             do {
                 try db.execute(
                     "INSERT INTO orders (id, placed_at) VALUES (?, ?)",
-                    [.text(order.id), .integer(Timestamp.milliseconds(order.placedAt))])
+                    [.text(order.id), .integer(try Self.storedTime(of: order))])
             } catch let error as SQLiteError where error.extendedCode == SQLiteError.constraintPrimaryKey {
                 throw StoreError.recordExists(kind: .order, key: order.id)
             }
@@ -90,7 +92,7 @@ public struct OrderTable {
         let statement = try db.cachedStatement(
             literal: "INSERT INTO orders (id, placed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING")
         try statement.bind(order.id, at: 1)
-        try statement.bind(Timestamp.milliseconds(order.placedAt), at: 2)
+        try statement.bind(try Self.storedTime(of: order), at: 2)
         return try db.recordingInsert(of: .order, key: order.id) {
             do {
                 defer { statement.reset() }
@@ -107,7 +109,7 @@ public struct OrderTable {
         try order.validate()
         try db.execute(
             "UPDATE orders SET placed_at = ? WHERE id = ?",
-            [.integer(Timestamp.milliseconds(order.placedAt)), .text(order.id)])
+            [.integer(try Self.storedTime(of: order)), .text(order.id)])
         guard db.changes == 1 else { throw StoreError.recordNotFound(kind: .order, key: order.id) }
         try db.execute("DELETE FROM order_items WHERE order_id = ?", [.text(order.id)])
         try insertItems(of: order)
@@ -153,6 +155,26 @@ public struct OrderTable {
     }
 
     /// The order, once its total is known to be within bounds.
+    /// A stored `placed_at` as a date; one outside years 0001 to 9999 (written around the store)
+    /// throws `StoreError.invalidRecord`.
+    private static func placedAt(_ milliseconds: Int64, order id: String) throws -> Date {
+        guard Timestamp.range.contains(milliseconds) else {
+            throw StoreError.invalidRecord(
+                kind: .order, key: id, field: "placedAt",
+                reason: "the stored time \(milliseconds) ms is outside years 0001 to 9999")
+        }
+        return Timestamp.date(milliseconds: milliseconds)
+    }
+
+    /// `order.placedAt` in milliseconds, for a row; outside years 0001 to 9999 it is refused.
+    private static func storedTime(of order: Order) throws -> Int64 {
+        guard let milliseconds = Timestamp.checkedMilliseconds(order.placedAt) else {
+            throw StoreError.invalidRecord(
+                kind: .order, key: order.id, field: "placedAt", reason: "must lie in years 0001 to 9999")
+        }
+        return milliseconds
+    }
+
     private static func checked(_ order: Order) throws -> Order {
         _ = try order.total
         return order

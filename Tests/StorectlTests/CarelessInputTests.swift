@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// Inputs a careless user (or a file edited around the store) brings: each refused with an
+/// error naming it, the store unchanged, never a crash or a hang.
+@Suite(.timeLimit(.minutes(5)))
+struct CarelessInputTests {
+    @Test("a stored placed_at beyond years 0001-9999 fails list and show with an error, not a trap")
+    func storedTimesOutOfRange() async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("orders", "add", "--id", "ok", "--item", "A:1:1"))
+        for value in ["9223372036854775807", "-9223372036854775808", "1e300"] {
+            _ = try await sqlite3(cli.db, "UPDATE orders SET placed_at = \(value)")
+            for arguments in [["orders", "list"], ["orders", "show", "ok"], ["orders", "list", "--json"]] {
+                // Status 132 and "Double value cannot be converted to Int64" before.
+                expectFailure(try await cli.run(arguments), status: 1, mentioning: ["ok", "placedAt", "0001 to 9999"])
+            }
+        }
+    }
+
+    @Test("an offset that moves the time out of years 0001-9999 is refused where it is parsed")
+    func timesMovedOutOfRangeByTheirOffset() async throws {
+        let cli = try Storectl()
+        for time in ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"] {
+            expectFailure(
+                try await cli("orders", "add", "--id", "t", "--placed-at", time, "--item", "A:1:1"), status: exitUsage,
+                mentioning: ["--placed-at"])
+        }
+        expectSuccess(try await cli("orders", "add", "--id", "t", "--placed-at", "0001-01-01T00:00:00Z", "--item", "A:1:1"))
+        expectSuccess(try await cli("orders", "add", "--id", "u", "--placed-at", "9999-12-31T23:59:59.999Z", "--item", "A:1:1"))
+        // What a list shows, an export carries and a sync takes back.
+        let feed = cli.directory.file("e.json")
+        expectSuccess(try await cli("export", "--out", feed))
+        expectSuccess(try await cli("--db", "copy.sqlite", "sync", feed, "--quiet"))
+    }
+
+    @Test("a FIFO or a device as --db is refused at once")
+    func specialFilesAsTheStore() async throws {
+        let cli = try Storectl()
+        let fifo = cli.directory.file("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, "/dev/null"] {
+            // Opening the FIFO waited for a writer forever, and SIGTERM could not end it.
+            expectFailure(try await cli("--db", path, "frameworks", "list"), status: 1, mentioning: [path, "not a regular file"])
+        }
+    }
+
+    @Test("an item field with a + sign is refused, not read as another field")
+    func signedItemFields() async throws {
+        let cli = try Storectl()
+        // "X:1:1:+5" was one item named "X:1", price 1.00, aisle 5, quantity 1.
+        for item in ["X:1:1:+5", "X:1:+1", "X:1:+1:2"] {
+            expectFailure(try await cli("orders", "add", "--id", "q", "--item", item), status: exitUsage, mentioning: ["--item"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: cli.db))
+    }
+
+    @Test("an id holding NUL is refused with its JSON path, not a raw SQLite error")
+    func nulInAnID() async throws {
+        let cli = try Storectl()
+        let feed = cli.directory.file("nul.json")
+        try Data(#"{"version": 1, "events": [{"id": "\u0000x", "title": "T", "date": "2026-01-01"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: feed))
+        expectFailure(try await cli("sync", feed), status: 1, mentioning: ["events[0].id", "NUL"])
+        #expect(!FileManager.default.fileExists(atPath: cli.db))
+    }
+}
