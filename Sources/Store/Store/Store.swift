@@ -151,8 +151,27 @@ public final class Store: Sendable {
     ///   not touch (changing nothing); ``StoreError/migrationFailed(migration:underlying:)`` when a
     ///   migration's SQL fails (the database stays at the previous version).
     public static func open(at path: String, configuration: Configuration = .init()) async throws -> Store {
+        try await openReportingCreation(at: path, configuration: configuration).store
+    }
+
+    /// Removes a store a failed command created, if nothing else has written to it or has it
+    /// open (see `StoreFile.removeUntouched(at:)`); true if it did.
+    package static func removeUntouched(at path: String) -> Bool { StoreFile.removeUntouched(at: path) }
+
+    /// `open(at:configuration:)`, and whether this call created the file (an exclusive create:
+    /// of two processes opening one new path at once, exactly one did). For storectl, which
+    /// removes a store its failed command created (`StoreFile.removeUntouched(at:)`).
+    package static func openReportingCreation(
+        at path: String, configuration: Configuration = .init()
+    ) async throws -> (store: Store, created: Bool) {
         try await onBlockingQueue {
             try StoreFile.checkNotAFolder(path)
+            // A link to nothing: SQLite would create the file it names with the umask's mode,
+            // not 0600 (an exclusive create does not follow a link).
+            var link = stat(), target = stat()
+            if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, stat(path, &target) != 0, errno == ENOENT {
+                throw StoreError.cannotOpen(path: path, reason: "it is a symbolic link to a file that does not exist")
+            }
             if !configuration.createIfMissing {
                 var info = stat()
                 if stat(path, &info) != 0 {
@@ -161,9 +180,9 @@ public final class Store: Sendable {
                     throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
                 }
             }
-            try createFileIfMissing(path)
+            let created = try createFileIfMissing(path)
             try StoreFile.checkHeader(path)
-            return try Store(opening: path, configuration: configuration)
+            return (try Store(opening: path, configuration: configuration), created)
         }
     }
 
@@ -356,14 +375,16 @@ public final class Store: Sendable {
     /// Creates an empty database file with mode 0600 (owner read and write only) so that the
     /// store's data is never readable by other users, whatever the umask. SQLite creates its
     /// -wal and -shm files with the same permissions as the database file.
-    static func createFileIfMissing(_ path: String) throws {
+    /// Returns whether it created the file.
+    @discardableResult
+    static func createFileIfMissing(_ path: String) throws -> Bool {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         if descriptor >= 0 {
             _ = Foundation.close(descriptor)
-            return
+            return true
         }
         let code = errno
-        if code == EEXIST { return }
+        if code == EEXIST { return false }
         throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
     }
 

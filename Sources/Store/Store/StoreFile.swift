@@ -78,4 +78,50 @@ enum StoreFile {
         if try database.fetchOne("PRAGMA application_id")?[0].integerValue == Int64(applicationID) { return }
         try database.executeScript("PRAGMA application_id = \(applicationID)")
     }
+
+    /// Removes the store at `path` (and its -wal, -shm and -journal files) if nothing but its
+    /// migrations has written to it and no other connection has it open; true if it did.
+    ///
+    /// For a command that created a store and then failed: another process may have opened
+    /// the new file meanwhile and written to it (two `orders add` at once, one failing), and
+    /// removing it then lost a write that process had confirmed. So: the connection leaves WAL
+    /// mode first, which SQLite allows only to the sole connection ("the journal mode cannot be
+    /// changed while other connections have the database open in WAL mode"), then holds an
+    /// exclusive lock while it checks that every table but the migrations' records and the sync
+    /// history is empty, and unlinks the files. Anything else, and the store stays as it is (back in WAL mode).
+    static func removeUntouched(at path: String) -> Bool {
+        guard
+            let database = try? Database(
+                path: path, options: Database.OpenOptions(readOnly: false, create: false, busyTimeout: .zero))
+        else { return false }
+        defer { database.close() }
+        guard (try? database.fetchOne("PRAGMA journal_mode = DELETE"))??[0].textValue == "delete" else { return false }
+        var removed = false
+        do {
+            try database.execute("BEGIN EXCLUSIVE")
+            let tables = try database.query(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            ) { $0.text(0) }
+            var untouched = true
+            // What the migrations write, and the history a failed sync leaves (it says only that
+            // the sync failed): nothing a command was told it saved.
+            let bookkeeping: Set<String> = [Migrator.table, "store_identity", "sync_history"]
+            for table in tables where !bookkeeping.contains(table) {
+                let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                if try database.fetchOne("SELECT 1 FROM \(quoted) LIMIT 1") != nil {
+                    untouched = false
+                    break
+                }
+            }
+            if untouched {
+                for suffix in ["-wal", "-shm", "-journal", ""] { unlink(path + suffix) }
+                removed = true
+            }
+            try database.execute("ROLLBACK")
+        } catch {
+            database.rollbackIfNeeded()
+        }
+        if !removed { _ = try? database.fetchOne("PRAGMA journal_mode = WAL") }
+        return removed
+    }
 }

@@ -103,10 +103,10 @@ struct StoreOptions: ParsableArguments {
             }
         }
         configuration.createIfMissing = access == .creating || isDefaultLocation
-        let existed = FileManager.default.fileExists(atPath: path)
         let store: Store
+        let created: Bool
         do {
-            store = try await Store.open(at: path, configuration: configuration)
+            (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
         } catch {
             throw Self.describe(error, path: path)
         }
@@ -121,7 +121,9 @@ struct StoreOptions: ParsableArguments {
         case .success(let value):
             return value
         case .failure(let error):
-            if access == .creating, !existed { Self.remove(path) }
+            // Only the file this command created, and only while nothing else has written to it
+            // or has it open: another command may have opened the new store meanwhile.
+            if access == .creating, created { _ = Store.removeUntouched(at: path) }
             switch error {
             case is StoreError, is SQLiteError: throw Self.describe(error, path: path)
             default: throw error
@@ -137,8 +139,4 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    /// Removes a store file this command created and its companions.
-    private static func remove(_ path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
 }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import Store
+
+/// A command that created a store and failed removes it, but never once another connection has
+/// it open or anything else was written to it (another command's confirmed write).
+@Suite("Removing a store a failed command created")
+struct UntouchedStoreRemovalTests {
+    @Test func anUntouchedStoreNobodyHasOpenIsRemoved() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            let (store, created) = try await Store.openReportingCreation(at: path)
+            #expect(created)
+            await store.close()
+            #expect(Store.removeUntouched(at: path))
+            for suffix in ["", "-wal", "-shm", "-journal"] { #expect(!FileManager.default.fileExists(atPath: path + suffix)) }
+        }
+    }
+
+    @Test func aStoreAnotherConnectionHasOpenOrWroteToStays() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            let (first, created) = try await Store.openReportingCreation(at: path)
+            let (second, alsoCreated) = try await Store.openReportingCreation(at: path)
+            #expect(created && !alsoCreated, "exactly one opener created it")
+            await first.close()
+            // Open elsewhere (another command between its open and its write): kept, still WAL.
+            #expect(!Store.removeUntouched(at: path))
+            #expect(try await second.read { try $0.fetchOne("PRAGMA journal_mode")?[0].textValue } == "wal")
+            // Written to, and closed: kept with the write.
+            try await second.frameworks.insert(Fixtures.framework("confirmed"))
+            await second.close()
+            #expect(!Store.removeUntouched(at: path))
+            let reopened = try await Store.open(at: path)
+            #expect(try await reopened.frameworks.find("confirmed") != nil)
+            #expect(try await reopened.read { try $0.fetchOne("PRAGMA journal_mode")?[0].textValue } == "wal")
+            await reopened.close()
+        }
+    }
+}
