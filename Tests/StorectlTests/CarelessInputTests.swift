@@ -64,4 +64,17 @@ struct CarelessInputTests {
         expectFailure(try await cli("sync", feed), status: 1, mentioning: ["events[0].id", "NUL"])
         #expect(!FileManager.default.fileExists(atPath: cli.db))
     }
+
+    @Test("a store whose schema_migrations table was dropped is refused, byte for byte unchanged")
+    func storeWithoutItsMigrationRecords() async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "https://a", "--description", "d"))
+        _ = try await sqlite3(cli.db, "PRAGMA journal_mode = DELETE; DROP TABLE schema_migrations")
+        let before = try Data(contentsOf: URL(fileURLWithPath: cli.db))
+        // It failed "migration 0001", after committing an empty schema_migrations.
+        for arguments in [["frameworks", "list"], ["migrate", "--dry-run"], ["migrate"]] {
+            expectFailure(try await cli.run(arguments), status: 1, mentioning: ["schema_migrations", "missing"])
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: cli.db)) == before)
+    }
 }

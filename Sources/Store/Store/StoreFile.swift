@@ -55,7 +55,16 @@ enum StoreFile {
         } catch let error as SQLiteError where error.code == SQLiteError.notADatabase {
             throw StoreError.notAStore(path: database.path, reason: "it is not a SQLite database")
         }
-        if id == Int64(applicationID) { return }
+        if id == Int64(applicationID) {
+            // A store with tables but no record of its migrations was damaged or edited by hand:
+            // migrating it again would fail on its own tables, after writing the record's table.
+            if !tables.isEmpty, !tables.contains(Migrator.table) {
+                throw StoreError.notAStore(
+                    path: database.path,
+                    reason: "it is a store whose \(Migrator.table) table is missing (damaged, or edited by hand); restore it from a backup")
+            }
+            return
+        }
         if id != 0 {
             throw StoreError.notAStore(
                 path: database.path,
