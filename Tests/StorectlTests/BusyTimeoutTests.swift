@@ -57,6 +57,27 @@ struct BusyTimeoutTests {
         expectSuccess(try await added)
     }
 
+    @Test("Ctrl-C while a write waits for another process's lock: exit 130 at once, nothing written")
+    func interruptedWhileWaitingForTheLock() async throws {
+        // SQLite's own busy handler cannot be interrupted: the write waited out the whole
+        // timeout, then was committed anyway (the other process had let go by then).
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
+        let holder = try await WriteLockHolder(storectl.db)
+        let script = """
+            "$0" --db "$1" --busy-timeout 30 frameworks add --id sigint --name S --image-name s --url https://s --description d &
+            pid=$!
+            sleep 1
+            kill -INT $pid
+            wait $pid
+            echo "exit $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path, storectl.db], shell: true)
+        await holder.release()
+        #expect(result.stdout.contains("exit 130"), "\(result)")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM frameworks") == "0")
+    }
+
     @Test("a malformed --busy-timeout or STORECTL_BUSY_TIMEOUT is a usage error")
     func malformed() async throws {
         let storectl = try Storectl()

@@ -68,7 +68,9 @@ struct CarelessInputTests {
     @Test("a store whose schema_migrations table was dropped is refused, byte for byte unchanged")
     func storeWithoutItsMigrationRecords() async throws {
         let cli = try Storectl()
-        expectSuccess(try await cli("frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "https://a", "--description", "d"))
+        expectSuccess(
+            try await cli(
+                "frameworks", "add", "--id", "a", "--name", "A", "--image-name", "a", "--url", "https://a", "--description", "d"))
         _ = try await sqlite3(cli.db, "PRAGMA journal_mode = DELETE; DROP TABLE schema_migrations")
         let before = try Data(contentsOf: URL(fileURLWithPath: cli.db))
         // It failed "migration 0001", after committing an empty schema_migrations.

@@ -27,6 +27,12 @@ public final class Database {
     /// Whether the task that asked for the read or write running now was cancelled; set by the
     /// writer and the readers around each closure they run.
     var cancellation: CancellationFlag?
+    /// Asked while a statement waits for another connection's lock: true to stop waiting (the
+    /// statement then fails with SQLITE_BUSY). The writer sets it while BEGIN waits for another
+    /// process's write lock: true once every write waiting on it was cancelled.
+    var stopsWaitingForLock: (() -> Bool)?
+    /// When the current wait for a lock began.
+    private var busySince = ContinuousClock.now
 
     struct OpenOptions {
         var readOnly = false
@@ -60,17 +66,31 @@ public final class Database {
         self.path = path
         self.busyTimeout = options.busyTimeout
         sqlite3_extended_result_codes(pointer, 1)
-        // "This routine sets a busy handler that sleeps for a specified amount of time when a
-        // table is locked." (sqlite3_busy_timeout): another process's write transaction is
-        // waited for instead of surfacing "database is locked".
-        let milliseconds =
-            options.busyTimeout.components.seconds * 1000
-            + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(pointer, Int32(clamping: milliseconds))
+        // Another process's write transaction is waited for instead of surfacing "database is
+        // locked", as sqlite3_busy_timeout would ("sets a busy handler that sleeps for a
+        // specified amount of time when a table is locked"), by a handler of our own that also
+        // stops waiting for a cancelled write (`stopsWaitingForLock`): sqlite3_busy_timeout's
+        // sleeps cannot be interrupted, and Ctrl-C waited out the whole timeout (60 s).
+        sqlite3_busy_handler(pointer, databaseBusyHandler, Unmanaged.passUnretained(self).toOpaque())
         // Foreign keys are off by default in SQLite, per connection: "Foreign key constraints
         // are disabled by default ... so must be enabled separately for each database
         // connection." (https://sqlite.org/foreignkeys.html)
         try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// The busy handler's step: `attempts` waits so far for this lock. Sleeps as SQLite's own
+    /// handler does (1, 2, 5, 10 ... 100 ms), never past `busyTimeout`; 0 to give up (the
+    /// statement fails with SQLITE_BUSY), 1 to try again.
+    fileprivate func waitForLock(attempts: Int32) -> Int32 {
+        if attempts == 0 { busySince = ContinuousClock.now }
+        if stopsWaitingForLock?() == true || cancellation?.isCancelled == true { return 0 }
+        let remaining = busyTimeout - (ContinuousClock.now - busySince)
+        guard remaining > .zero else { return 0 }
+        let delays = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+        let delay = Duration.milliseconds(Int(attempts) < delays.count ? delays[Int(attempts)] : 100)
+        let sleep = min(delay, remaining)
+        usleep(UInt32(clamping: sleep.components.seconds * 1_000_000 + sleep.components.attoseconds / 1_000_000_000_000))
+        return 1
     }
 
     /// Starts collecting the changes to `tables` (the writer does, once, on its connection).
@@ -302,3 +322,10 @@ public final class Database {
 /// another task. Marked unavailable so the compiler refuses to send it.
 @available(*, unavailable)
 extension Database: Sendable {}
+
+/// SQLite's busy handler for every connection: `context` is the `Database` (unretained: the
+/// handler goes with the connection, which the `Database` closes).
+private func databaseBusyHandler(_ context: UnsafeMutableRawPointer?, _ attempts: Int32) -> Int32 {
+    guard let context else { return 0 }
+    return Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().waitForLock(attempts: attempts)
+}

@@ -61,7 +61,9 @@ enum StoreFile {
             if !tables.isEmpty, !tables.contains(Migrator.table) {
                 throw StoreError.notAStore(
                     path: database.path,
-                    reason: "it is a store whose \(Migrator.table) table is missing (damaged, or edited by hand); restore it from a backup")
+                    reason:
+                        "it is a store whose \(Migrator.table) table is missing (damaged, or edited by hand); restore it from a backup"
+                )
             }
             return
         }

@@ -193,7 +193,13 @@ actor DatabaseWriter {
             if !anyQueued { gathering.wentIdle() }
             return anyQueued
         }
-        if let failure = begun ?? begin(database) {
+        // While BEGIN waits for another process's write lock: stop once every write waiting on it
+        // was cancelled (Ctrl-C), not at the end of the busy timeout.
+        let waiting = batch.writes
+        database.stopsWaitingForLock = { waiting.allSatisfy(\.cancellation.isCancelled) }
+        let failure = begun ?? begin(database)
+        database.stopsWaitingForLock = nil
+        if let failure {
             for write in batch.writes { write.finish(failure) }
             return true
         }
@@ -228,7 +234,9 @@ actor DatabaseWriter {
         do {
             try database.execute(literal: "BEGIN IMMEDIATE TRANSACTION")
         } catch let error as SQLiteError where error.code == SQLiteError.busy {
-            // The busy handler waited the whole timeout: another process kept the write lock.
+            // The busy handler stopped for the writes' cancellation, or waited the whole timeout:
+            // another process kept the write lock.
+            if database.stopsWaitingForLock?() == true { return CancellationError() }
             return StoreError.writeLockTimeout(path: database.path, waited: busyTimeout)
         } catch {
             return error
