@@ -79,4 +79,22 @@ struct CarelessInputTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: cli.db)) == before)
     }
+
+    @Test("watch on a store removed under it says so and exits 1, instead of watching the old file forever")
+    func watchedStoreRemoved() async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("migrate"))
+        let script = """
+            timeout 20 "$0" --db "$1" watch 2> watch.err &
+            pid=$!
+            sleep 1
+            rm -f "$1" "$1-wal" "$1-shm"
+            wait $pid
+            echo "exit $?"
+            cat watch.err
+            """
+        let result = try await cli.run(["-c", script, try Storectl.executableURL().path, cli.db], shell: true)
+        #expect(result.stdout.contains("exit 1"), "\(result)")
+        #expect(result.stdout.contains("removed or replaced"), "\(result)")
+    }
 }

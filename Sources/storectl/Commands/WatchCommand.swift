@@ -42,10 +42,35 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
             let signals = await Self.onInterrupt { watching.cancel() }
+            // The file watched, by identity: a store removed or replaced under the watch (rm,
+            // a restore from a backup) would otherwise be watched forever without a word, the
+            // open connection reading the old, unlinked file.
+            let identity = Self.identity(of: path)
+            let guarding = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    if !Task.isCancelled, Self.identity(of: path) != identity {
+                        watching.cancel()
+                        return true
+                    }
+                }
+                return false
+            }
             Output.printError("watching \(path) for changes; Ctrl-C to stop")
             await watching.value
+            guarding.cancel()
             for signal in signals { signal.cancel() }
+            if await guarding.value {
+                throw CLIError("\(path) was removed or replaced while watched; watch the new file with a new watch")
+            }
         }
+    }
+
+    /// The device and inode `path` names now, nil if nothing is there.
+    static func identity(of path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 
     static func line(_ change: Change) -> TerminalText {
