@@ -65,5 +65,10 @@ struct UsageErrorTests {
                 status: exitUsage, mentioning: ["--timeout"])
         }
         #expect(!FileManager.default.fileExists(atPath: storectl.directory.file("new.sqlite")))
+        // SQLite reads LIMIT -1 as no limit.
+        expectSuccess(try await storectl("migrate"))
+        for limit in ["0", "-1"] {
+            expectFailure(try await storectl("history", "--limit=\(limit)"), status: exitUsage, mentioning: ["--limit"])
+        }
     }
 }

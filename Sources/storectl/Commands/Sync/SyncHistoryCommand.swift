@@ -8,6 +8,11 @@ struct SyncHistoryCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON array.") var json = false
     @Option(help: "How many to show.") var limit: Int = 20
 
+    func validate() throws {
+        // SQLite reads LIMIT -1 as no limit: every entry was shown.
+        if limit < 1 { throw ValidationError("--limit: must be at least 1") }
+    }
+
     func run() async throws {
         let limit = limit
         let entries = try await store.withStore(.existing) { try await $0.syncHistory(limit: limit) }
