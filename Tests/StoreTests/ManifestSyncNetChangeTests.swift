@@ -122,4 +122,34 @@ struct ManifestSyncNetChangeTests {
             await second.close()
         }
     }
+
+    @Test("superseded keys past the memory limit are kept on disk, with the same answers", arguments: [1, 1 << 18])
+    func supersededKeysSpillToDisk(memoryLimit: Int) async throws {
+        try await withTemporaryDirectory { directory in
+            // Three segments (groups 1 to 3) after a snapshot page (group 0).
+            let documents = [
+                #"{"version": 1, "frameworks": []}"#,
+                #"{"version": 2, "generation": "g", "from": 2, "to": 2, "frameworks": [{"id": "a", "name": "A", "imageName": "a", "urlString": "u", "description": "d"}], "deleted": {"frameworks": ["b"]}}"#,
+                #"{"version": 2, "generation": "g", "from": 3, "to": 3, "frameworks": [{"id": "c", "name": "C", "imageName": "c", "urlString": "u", "description": "d"}]}"#,
+                #"{"version": 2, "generation": "g", "from": 4, "to": 4, "frameworks": [{"id": "a", "name": "A2", "imageName": "a", "urlString": "u", "description": "d"}]}"#,
+            ]
+            var pages: [(file: PublishedFileLoader.Loaded, isSegment: Bool)] = []
+            for (index, text) in documents.enumerated() {
+                let path = directory.file("page-\(index).json")
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                let opened = PublishedFileLoader.OpenedFile(descriptor: open(path, O_RDONLY))
+                let loaded = PublishedFileLoader.Loaded(
+                    url: URL(fileURLWithPath: path), name: path, file: opened, size: text.utf8.count)
+                pages.append((loaded, index > 0))
+            }
+            let keys = try SupersededKeys(pages: pages, kinds: RecordKinds.builtIn, memoryLimit: memoryLimit)
+            #expect(try keys.isSuperseded(.framework, "a", inGroup: 0))
+            #expect(try keys.isSuperseded(.framework, "a", inGroup: 1))
+            #expect(try !keys.isSuperseded(.framework, "a", inGroup: 3))
+            #expect(try keys.isSuperseded(.framework, "b", inGroup: 0))
+            #expect(try !keys.isSuperseded(.framework, "b", inGroup: 1))
+            #expect(try !keys.isSuperseded(.framework, "c", inGroup: 2))
+            #expect(try !keys.isSuperseded(.framework, "z", inGroup: 0))
+        }
+    }
 }

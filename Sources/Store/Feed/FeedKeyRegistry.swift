@@ -96,18 +96,11 @@ struct FeedKeyRegistry {
         if let disk {
             db = disk
         } else {
-            // "" is a private temporary database, on disk, deleted when closed.
-            db = try Database(path: "", options: Database.OpenOptions())
-            try db.execute("PRAGMA journal_mode = OFF")
-            try db.execute("PRAGMA synchronous = OFF")
-            try db.execute("PRAGMA cache_size = -8192")
-            try db.execute(
-                """
-                CREATE TABLE keys (slot INTEGER NOT NULL, key TEXT NOT NULL, page INTEGER NOT NULL, position INTEGER NOT NULL,
-                                   tombstone INTEGER NOT NULL, PRIMARY KEY (slot, key)) WITHOUT ROWID
-                """)
-            // Never committed: the table lives as long as the validation.
-            try db.execute("BEGIN")
+            db = try Database.scratch(
+                schema: """
+                    CREATE TABLE keys (slot INTEGER NOT NULL, key TEXT NOT NULL, page INTEGER NOT NULL, position INTEGER NOT NULL,
+                                       tombstone INTEGER NOT NULL, PRIMARY KEY (slot, key)) WITHOUT ROWID
+                    """)
             disk = db
         }
         let insert = try db.cachedStatement(literal: "INSERT INTO keys VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")

@@ -93,6 +93,20 @@ public final class Database {
         return 1
     }
 
+    /// A private temporary database on disk (SQLite deletes it when it is closed) holding
+    /// `schema`, inside a transaction never committed: where the sync spills keys that would
+    /// not fit in memory (`FeedKeyRegistry`, `SupersededKeys`). Nothing in it is ever synced.
+    static func scratch(schema: String) throws -> Database {
+        // "" is a private temporary database, on disk, deleted when closed.
+        let database = try Database(path: "", options: Database.OpenOptions())
+        try database.execute("PRAGMA journal_mode = OFF")
+        try database.execute("PRAGMA synchronous = OFF")
+        try database.execute("PRAGMA cache_size = -8192")
+        try database.execute(schema)
+        try database.execute("BEGIN")
+        return database
+    }
+
     /// Starts collecting the changes to `tables` (the writer does, once, on its connection).
     func collectChanges(of tables: [ObservedKindTable]) {
         let collector = ChangeCollector(observing: tables)

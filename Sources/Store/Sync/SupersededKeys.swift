@@ -86,13 +86,9 @@ final class SupersededKeys: @unchecked Sendable {
         if let disk {
             db = disk
         } else {
-            // "" is a private temporary database, on disk, deleted when closed.
-            db = try Database(path: "", options: Database.OpenOptions())
-            try db.execute("PRAGMA journal_mode = OFF")
-            try db.execute("PRAGMA synchronous = OFF")
-            try db.execute("PRAGMA cache_size = -8192")
-            try db.execute(
-                "CREATE TABLE keys (kind TEXT NOT NULL, key TEXT NOT NULL, grp INTEGER NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID"
+            db = try Database.scratch(
+                schema:
+                    "CREATE TABLE keys (kind TEXT NOT NULL, key TEXT NOT NULL, grp INTEGER NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID"
             )
             disk = db
         }
