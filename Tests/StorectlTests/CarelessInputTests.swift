@@ -85,9 +85,10 @@ struct CarelessInputTests {
         let cli = try Storectl()
         expectSuccess(try await cli("migrate"))
         let script = """
-            timeout 20 "$0" --db "$1" watch 2> watch.err &
+            timeout 60 "$0" --db "$1" watch 2> watch.err &
             pid=$!
-            sleep 1
+            # Removed once the watch has the store open (it says "watching"), however slow the start.
+            for i in $(seq 500); do grep -q watching watch.err && break; sleep 0.1; done
             rm -f "$1" "$1-wal" "$1-shm"
             wait $pid
             echo "exit $?"
