@@ -193,13 +193,7 @@ actor DatabaseWriter {
             if !anyQueued { gathering.wentIdle() }
             return anyQueued
         }
-        // While BEGIN waits for another process's write lock: stop once every write waiting on it
-        // was cancelled (Ctrl-C), not at the end of the busy timeout.
-        let waiting = batch.writes
-        database.stopsWaitingForLock = { waiting.allSatisfy(\.cancellation.isCancelled) }
-        let failure = begun ?? begin(database)
-        database.stopsWaitingForLock = nil
-        if let failure {
+        if let failure = begun ?? beginStoppingIfCancelled(database, for: batch.writes) {
             for write in batch.writes { write.finish(failure) }
             return true
         }
@@ -226,6 +220,15 @@ actor DatabaseWriter {
             if write.cancellation.isCancelled { write.finish(CancellationError()) } else { batch.writes.append(write) }
         }
         return true
+    }
+
+    /// `begin`, for a batch already taken: while BEGIN waits for another process's write lock,
+    /// it stops once every write waiting on it was cancelled (Ctrl-C), not at the end of the
+    /// busy timeout. (A gathering batch begins before its writes come: nobody to ask yet.)
+    private func beginStoppingIfCancelled(_ database: Database, for writes: [any PendingWrite]) -> (any Error)? {
+        database.stopsWaitingForLock = { writes.allSatisfy(\.cancellation.isCancelled) }
+        defer { database.stopsWaitingForLock = nil }
+        return begin(database)
     }
 
     /// BEGIN IMMEDIATE, and the change collector made ready; the error to answer the batch with
