@@ -206,6 +206,41 @@ struct DiskFailureTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "something was created in \(folder)")
     }
 
+    @Test(
+        "a store in a folder that cannot be written, without its -wal and -shm: even a read fails naming the folder, nothing changes",
+        .enabled(if: !Denial.available.isEmpty, "no way to make a folder read-only for this user here"),
+        arguments: Denial.available)
+    func storeInUnwritableFolder(_ denial: Denial) async throws {
+        let storectl = try Storectl()
+        let folder = try storectl.directory.makeDirectory("store")
+        let db = folder + "/store.sqlite"
+        try await fillStore(storectl, db: db)
+        let before = try await export(storectl, db: db)
+        // The premise: the last connection removed both (SQLite could not read the store without
+        // creating them again).
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal") && !FileManager.default.fileExists(atPath: db + "-shm"))
+        _ = setMode(storectl.directory.path, 0o755)
+
+        denial.prepare([folder, db])
+        try await denial.deny(folder)
+        do {
+            for arguments in [["frameworks", "list", "--json"], ["frameworks", "delete", "app-clip"]] {
+                let result = try await denial.run(storectl, ["--db", db] + arguments)
+                // Named: the store, the folder, and the two files SQLite could not create (it used
+                // to be "SQLite error 14: unable to open database file").
+                expectFailure(result, status: 1, mentioning: [db, folder, "store.sqlite-wal", "store.sqlite-shm"])
+                #expect(result.stderr.contains("is not writable"), "\(result)")
+                #expect(result.stdout.isEmpty, "\(result)")
+            }
+        } catch {
+            await denial.allow(folder)
+            throw error
+        }
+        await denial.allow(folder)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["store.sqlite"])
+        #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
+    }
+
     @Test("a folder that cannot exist (its parent is a file): --db and the default location both fail naming the path")
     func folderUnderAFile() async throws {
         let storectl = try Storectl()

@@ -182,6 +182,7 @@ public final class Store: Sendable {
             }
             let created = try createFileIfMissing(path)
             try StoreFile.checkHeader(path)
+            if !created { try StoreFile.checkWALFilesCanExist(path) }
             return (try Store(opening: path, configuration: configuration), created)
         }
     }

@@ -21,6 +21,27 @@ enum StoreFile {
         }
     }
 
+    /// Refuses a store SQLite could not open, naming why, before SQLite says "unable to open
+    /// database file" (error 14) at its first statement: a store is in WAL mode, and "a WAL-mode
+    /// database on read-only media, or a WAL-mode database that lacks write permission, can still
+    /// be read as long as one or more of the following conditions are met: the -shm and -wal
+    /// files already exists and are readable; there is write permission on the directory
+    /// containing the database so that the -shm and -wal files can be created; ..."
+    /// (https://sqlite.org/wal.html, Read-Only Databases). A read-only store file in a writable
+    /// folder is fine: it is read, and writes fail saying the database is read-only.
+    static func checkWALFilesCanExist(_ path: String) throws {
+        if access(path + "-wal", F_OK) == 0, access(path + "-shm", F_OK) == 0 { return }
+        let folder = PathName.folder(of: path)
+        guard access(folder, W_OK | X_OK) != 0 else { return }
+        let code = errno
+        // EPERM: an immutable folder (chattr +i).
+        guard code == EACCES || code == EPERM || code == EROFS else { return } // SQLite will say why
+        let name = PathName.lastComponent(of: path)
+        let place = code == EROFS ? "it is on a read-only file system" : "its folder \(folder) is not writable"
+        throw StoreError.cannotOpen(
+            path: path, reason: "\(place), and SQLite must create \(name)-wal and \(name)-shm beside the store to open it")
+    }
+
     /// Refuses a file that is neither empty nor a SQLite database by its first 16 bytes. SQLite
     /// itself takes a file shorter than a page for an empty database and would write a store
     /// over it (a 1-byte file became a 94 KB store).
