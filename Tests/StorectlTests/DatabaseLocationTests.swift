@@ -119,6 +119,29 @@ struct DatabaseLocationTests {
         #expect(try await ids(storectl, ["frameworks", "list", "--json"], environment: unset) == ["f1"])
         let empty: [String: String?] = ["STORECTL_DB": nil, "XDG_DATA_HOME": ""]
         #expect(try await ids(storectl, ["frameworks", "list", "--json"], environment: empty) == ["f1"])
+        // A relative XDG_DATA_HOME is ignored, as the XDG specification asks: nothing is created
+        // under the working folder.
+        let relative: [String: String?] = ["STORECTL_DB": nil, "XDG_DATA_HOME": "relative-data"]
+        #expect(try await ids(storectl, ["frameworks", "list", "--json"], environment: relative) == ["f1"])
+        #expect(!exists(storectl.directory.file("relative-data")))
+    }
+
+    @Test(
+        "an empty or relative HOME without XDG_DATA_HOME: a usage error, no store made anywhere",
+        arguments: ["", "relative-home"])
+    func unusableHome(_ home: String) async throws {
+        let storectl = try Storectl()
+        let environment: [String: String?] = ["STORECTL_DB": nil, "XDG_DATA_HOME": nil, "HOME": home]
+        for arguments in [["frameworks", "list"], ["frameworks", "add"] + Self.add] {
+            // HOME="" used to put the default store in /.local/share/storectl.
+            expectFailure(
+                try await storectl.run(arguments, environment: environment), status: exitUsage,
+                mentioning: ["HOME", "--db"])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: storectl.directory.path).allSatisfy { $0 != home })
+        // --db still works without a usable HOME.
+        expectSuccess(
+            try await storectl.run(["frameworks", "add"] + Self.add + ["--db", "here.sqlite"], environment: environment))
     }
 
     @Test("the store file is created with mode 0600, even under umask 000", arguments: ["022", "000"])

@@ -180,6 +180,11 @@ struct ImagesTests {
         expectFailure(
             try await storectl("images", "stats", environment: ["STORECTL_IMAGE_BUDGET": "lots"]),
             mentioning: ["STORECTL_IMAGE_BUDGET"])
+        // Set but empty is a mistake, as for STORECTL_DB and STORECTL_BUSY_TIMEOUT (it used to mean
+        // the default budget).
+        expectFailure(
+            try await storectl("images", "stats", environment: ["STORECTL_IMAGE_BUDGET": ""]), status: exitUsage,
+            mentioning: ["STORECTL_IMAGE_BUDGET"])
     }
 
     @Test("bad inputs fail: unreadable file, image larger than the budget, malformed --budget")

@@ -36,6 +36,22 @@ struct SyncOverHTTPTests {
         #expect(!shown.stdout.contains("Edited"), "\(shown)")
     }
 
+    @Test("STORECTL_FEED_TOKEN is sent as a bearer token; set but empty, it is a usage error and nothing is fetched")
+    func feedToken() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        try server.publish("feed.json", Self.feed)
+        let url = server.url("/feed.json").absoluteString
+        let cli = try Storectl()
+
+        expectSuccess(try await cli.run(["sync", url, "--quiet"], environment: ["STORECTL_FEED_TOKEN": "s3cret"]))
+        // A secret that did not load: it used to be sent as no token at all.
+        let empty = try await cli.run(["sync", url, "--force"], environment: ["STORECTL_FEED_TOKEN": ""])
+        expectFailure(empty, status: exitUsage, mentioning: ["STORECTL_FEED_TOKEN"])
+        #expect(try await server.requests().map(\.authorization) == ["Bearer s3cret"])
+        #expect(!empty.stdout.contains("s3cret") && !empty.stderr.contains("s3cret"))
+    }
+
     @Test("sync URL --force fetches unconditionally and reconciles")
     func forceFetches() async throws {
         let server = try await RecordingServer.start()

@@ -15,7 +15,8 @@ struct ImageCacheOptions: ParsableArguments {
     /// --budget, then STORECTL_IMAGE_BUDGET, else the library's default.
     func resolvedBudget() throws -> Int {
         if let budget { return budget.bytes }
-        if let text = ProcessInfo.processInfo.environment["STORECTL_IMAGE_BUDGET"], !text.isEmpty {
+        // Empty is a mistake (an unset variable in a script), as for every STORECTL_ variable.
+        if let text = ProcessInfo.processInfo.environment["STORECTL_IMAGE_BUDGET"] {
             return try ByteSize(environment: text, name: "STORECTL_IMAGE_BUDGET").bytes
         }
         return Store.Configuration.defaultImageCacheBudget

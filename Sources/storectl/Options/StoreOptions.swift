@@ -32,7 +32,26 @@ struct StoreOptions: ParsableArguments {
         if db == nil, ProcessInfo.processInfo.environment["STORECTL_DB"]?.isEmpty == true {
             throw ValidationError("STORECTL_DB is set but empty: name the store's file, or unset it for the default store")
         }
+        if isDefaultLocation, Self.defaultDataHome(ProcessInfo.processInfo.environment) == nil {
+            // HOME="" used to put the default store in /.local/share.
+            throw ValidationError(
+                "cannot place the default store: HOME is not an absolute path and XDG_DATA_HOME is not set; name the store with --db or STORECTL_DB"
+            )
+        }
         _ = try configuration()
+    }
+
+    /// The folder the default store's folder goes in: $XDG_DATA_HOME if it is an absolute path,
+    /// else $HOME/.local/share (the user's home from the password database if HOME is unset);
+    /// nil if HOME is empty or relative. The XDG Base Directory Specification: "If
+    /// $XDG_DATA_HOME is either not set or empty, a default equal to $HOME/.local/share should
+    /// be used", and "All paths set in these environment variables must be absolute. If an
+    /// implementation encounters a relative path in any of these variables it should consider
+    /// the path invalid and ignore it."
+    static func defaultDataHome(_ environment: [String: String]) -> String? {
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") { return dataHome }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home.hasPrefix("/") ? home + "/.local/share" : nil
     }
 
     /// The database path: --db, then STORECTL_DB, then the XDG data directory.
@@ -40,9 +59,8 @@ struct StoreOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         if let db, !db.isEmpty { return db }
         if let path = environment["STORECTL_DB"], !path.isEmpty { return path }
-        let dataHome =
-            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        // `validate()` refused a default location without an absolute data home.
+        let dataHome = Self.defaultDataHome(environment) ?? NSHomeDirectory() + "/.local/share"
         return dataHome + "/storectl/store.sqlite"
     }
 
@@ -94,7 +112,7 @@ struct StoreOptions: ParsableArguments {
         var configuration = try configuration()
         try configure(&configuration)
         if isDefaultLocation {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = PathName.folder(of: path)
             do {
                 try FileManager.default.createDirectory(
                     atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -37,6 +37,11 @@ struct SyncRunCommand: AsyncParsableCommand {
     var timeout: Int = 30
 
     func validate() throws {
+        // Set but empty: a secret that did not load. Sent as no token at all, it would fail as
+        // an unexplained 401 (or not fail, against a server that needs none).
+        if ProcessInfo.processInfo.environment["STORECTL_FEED_TOKEN"]?.isEmpty == true {
+            throw ValidationError("STORECTL_FEED_TOKEN is set but empty: set the token, or unset it to send none")
+        }
         if timeout < 1 { throw ValidationError("--timeout: must be at least 1 second") }
         // A week: longer is no timeout at all, and far longer overflowed (the whole exchange is
         // bounded by ten times it).
