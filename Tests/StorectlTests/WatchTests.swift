@@ -246,6 +246,18 @@ struct WatchTests {
         #expect(try watcher.jsonLinesNow().allSatisfy { $0.kind == "event" })
     }
 
+    @Test("--kind with a built-in kind's plural (the command group's name) is a usage error that names the kind meant")
+    func pluralKindIsRefused() async throws {
+        let storectl = try Storectl()
+        try expectSuccess(await storectl("migrate"))
+        for (plural, kind) in [("frameworks", "framework"), ("orders", "order"), ("events", "event"), ("images", "image")] {
+            // It used to watch an app kind of that name: nothing, for as long as it ran.
+            expectFailure(
+                try await storectl.run(["watch", "--kind", plural], timeout: 30), status: exitUsage,
+                mentioning: ["--kind", "did you mean \(kind)?"])
+        }
+    }
+
     @Test("SIGTERM also ends it cleanly with status 0")
     func sigtermExitsZero() async throws {
         let storectl = try Storectl()

@@ -27,6 +27,15 @@ struct WatchCommand: AsyncParsableCommand {
     var kind: RecordKind?
     @Flag(help: "Print JSON lines.") var json = false
 
+    /// `--kind frameworks` (the command group's name) was taken for an app's kind and matched
+    /// nothing, silently, for as long as the watch ran.
+    func validate() throws {
+        if let kind, let meant = RecordKind.allCases.first(where: { $0.rawValue + "s" == kind.rawValue }) {
+            throw ValidationError(
+                "--kind: kinds are singular: '\(kind.rawValue)' matches nothing; did you mean \(meant.rawValue)?")
+        }
+    }
+
     func run() async throws {
         let kinds: Set<RecordKind>? = kind.map { [$0] }
         let (json, path) = (json, store.resolvedPath)
