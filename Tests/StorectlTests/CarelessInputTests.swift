@@ -13,8 +13,34 @@ struct CarelessInputTests {
             _ = try await sqlite3(cli.db, "UPDATE orders SET placed_at = \(value)")
             for arguments in [["orders", "list"], ["orders", "show", "ok"], ["orders", "list", "--json"]] {
                 // Status 132 and "Double value cannot be converted to Int64" before.
-                expectFailure(try await cli.run(arguments), status: 1, mentioning: ["ok", "placedAt", "0001 to 9999"])
+                let result = try await cli.run(arguments)
+                expectFailure(result, status: 1, mentioning: ["ok", "placedAt"])
+                #expect(result.stderr.contains("0001 to 9999") || result.stderr.contains("1e+300 is not an integer"), "\(result)")
             }
+        }
+    }
+
+    @Test(
+        "a stored order column that is not an integer (text, a real, a blob) fails naming the order and field; it read as 0",
+        arguments: [
+            ("orders", "placed_at", "'abc'", "placedAt", "'abc'"),
+            ("orders", "placed_at", "1700000000000.5", "placedAt", "1700000000000.5"),
+            ("order_items", "price_cents", "'cheap'", "items[0].price", "'cheap'"),
+            ("order_items", "aisle", "X'01'", "items[0].aisle", "a blob of 1 byte)"),
+            ("order_items", "quantity", "2.5", "items[0].quantity", "2.5"),
+        ])
+    func storedValuesOfAnotherType(_ table: String, _ column: String, _ value: String, _ field: String, _ shown: String)
+        async throws
+    {
+        let cli = try Storectl()
+        expectSuccess(try await cli("orders", "add", "--id", "ok", "--item", "A:1:1"))
+        _ = try await sqlite3(cli.db, "UPDATE \(table) SET \(column) = \(value)")
+        // Written around the store: the premise is that SQLite kept the value's own type.
+        #expect(try await sqlite3(cli.db, "SELECT typeof(\(column)) FROM \(table)") != "integer")
+        for arguments in [["orders", "list"], ["orders", "show", "ok"], ["orders", "total", "ok"], ["export"]] {
+            // 'abc' was an order placed in 1970, 2.5 a quantity of 2.
+            let result = try await cli.run(arguments)
+            expectFailure(result, status: 1, mentioning: ["ok", field, shown, "is not an integer"])
         }
     }
 

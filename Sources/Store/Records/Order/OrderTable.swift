@@ -36,13 +36,18 @@ public struct OrderTable {
                 collected.append(try Self.decodeItem(items, from: 1, order: id, index: collected.count))
                 hasItem = try items.step()
             }
-            try body(try Self.checked(Order(id: id, placedAt: try Self.placedAt(row.int64(1), order: id), items: collected)))
+            let placedAt = try Self.placedAt(try Self.storedInteger(row, 1, order: id, field: "placedAt"), order: id)
+            try body(try Self.checked(Order(id: id, placedAt: placedAt, items: collected)))
         }
     }
 
     /// The order with this id and its items, or nil.
     public func find(_ id: String) throws -> Order? {
-        guard let placedAt = try db.query("SELECT placed_at FROM orders WHERE id = ?", [.text(id)], { $0.int64(0) }).first
+        guard
+            let placedAt = try db.query(
+                "SELECT placed_at FROM orders WHERE id = ?", [.text(id)],
+                { try Self.storedInteger($0, 0, order: id, field: "placedAt") }
+            ).first
         else { return nil }
         var index = 0
         let items = try db.query(
@@ -145,16 +150,31 @@ public struct OrderTable {
     /// An item as stored; an amount out of bounds (only a write around the store can leave
     /// one) is an error naming the order and item, so nothing computes with it and traps.
     private static func decodeItem(_ row: Statement, from column: Int32, order id: String, index: Int) throws -> OrderItem {
+        let field = "items[\(index)]"
         let item = OrderItem(
-            itemName: row.text(column), price: Money(minorUnits: row.int64(column + 1)),
-            aisle: row.int(column + 2), quantity: row.int(column + 3))
+            itemName: row.text(column),
+            price: Money(minorUnits: try storedInteger(row, column + 1, order: id, field: field + ".price")),
+            aisle: Int(try storedInteger(row, column + 2, order: id, field: field + ".aisle")),
+            quantity: Int(try storedInteger(row, column + 3, order: id, field: field + ".quantity")))
         if let reason = item.amountProblem {
             throw StoreError.invalidRecord(kind: .order, key: id, field: "items[\(index)]", reason: reason + " (as stored)")
         }
         return item
     }
 
-    /// The order, once its total is known to be within bounds.
+    /// A stored integer column (`placed_at`, a price, an aisle, a quantity). Anything else, written
+    /// around the store (text, a real, a blob, null), throws `StoreError.invalidRecord` naming the
+    /// order and field: `sqlite3_column_int64` read `'abc'` as 0 (an order placed in 1970) and
+    /// `2.5` as 2.
+    private static func storedInteger(_ row: Statement, _ column: Int32, order id: String, field: String) throws -> Int64 {
+        let value = row.value(column)
+        guard case .integer(let integer) = value else {
+            throw StoreError.invalidRecord(
+                kind: .order, key: id, field: field, reason: "the stored value \(describe(value)) is not an integer")
+        }
+        return integer
+    }
+
     /// A stored `placed_at` as a date; one outside years 0001 to 9999 (written around the store)
     /// throws `StoreError.invalidRecord`.
     private static func placedAt(_ milliseconds: Int64, order id: String) throws -> Date {
@@ -175,6 +195,18 @@ public struct OrderTable {
         return milliseconds
     }
 
+    /// A stored value as an error message shows it: text quoted (its first 40 characters).
+    private static func describe(_ value: SQLValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        case .text(let text): "'" + (text.count > 40 ? text.prefix(40) + "..." : text) + "'"
+        case .blob(let data): "(a blob of \(data.count) byte\(data.count == 1 ? "" : "s"))"
+        }
+    }
+
+    /// The order, once its total is known to be within bounds.
     private static func checked(_ order: Order) throws -> Order {
         _ = try order.total
         return order
