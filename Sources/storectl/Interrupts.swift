@@ -4,9 +4,11 @@ import Store
 
 /// SIGINT (Ctrl-C) and SIGTERM as cancellation: the first cancels the running command's task,
 /// which ends as it can (a sync's write transaction rolls back, its downloads stop); a second
-/// exits at once. A command so interrupted exits 128 + the signal's number (130 for SIGINT, 143
-/// for SIGTERM), what a shell reports for a process the signal killed; one that finished all
-/// the same (the signal came too late to stop it) exits as it would have.
+/// exits at once, and so does the first if the command has not ended `grace` after it (a
+/// command blocked in a call that no cancellation reaches: a write to a pipe nobody reads).
+/// A command so interrupted exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM),
+/// what a shell reports for a process the signal killed; one that finished all the same (the
+/// signal came too late to stop it) exits as it would have.
 final class Interrupts: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `received`, `handler` and `sources` are read and written
     // only while `lock` is held, `handledFlag` only while `handledCondition` is; the signal
@@ -51,23 +53,32 @@ final class Interrupts: @unchecked Sendable {
         if already { handler() }
     }
 
+    /// How long a cancelled command has to end before the first signal exits as a second would.
+    /// Cancellation ends every command within milliseconds where it checks for it (a rollback,
+    /// a closed store); this bounds the rest, generously for a loaded machine.
+    static let grace: DispatchTimeInterval = .seconds(5)
+
     private func receive(_ number: Int32) {
         let handler = lock.withLock { () -> (@Sendable () -> Void)? in
-            // The second signal: the user insists; the store is safe (SQLite rolls back an
-            // interrupted transaction when the file is next opened), and an output file half
-            // written (an export) is removed, leaving the old one.
-            if let first = received {
-                OutputFile.removeTemporaries()
-                _exit(128 + first)
-            }
+            // The second signal: the user insists.
+            if let first = received { Self.exitNow(128 + first) }
             received = number
             return self.handler
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.grace) { Self.exitNow(128 + number) }
         handler?()
         handledCondition.withLock {
             handledFlag = true
             handledCondition.broadcast()
         }
+    }
+
+    /// Exits without waiting for the command: the store is safe (SQLite rolls back an
+    /// interrupted transaction when the file is next opened), and an output file half written
+    /// (an export) is removed, leaving the old one.
+    private static func exitNow(_ status: Int32) -> Never {
+        OutputFile.removeTemporaries()
+        _exit(status)
     }
 
     /// Blocks the calling thread (never a task of Swift's pool) until the first signal was

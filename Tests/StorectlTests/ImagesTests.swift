@@ -199,6 +199,10 @@ struct ImagesTests {
         expectFailure(
             try await storectl("images", "stats", "--budget", "12XB"), status: exitUsage, mentioning: ["--budget", "12XB"])
         expectFailure(try await storectl("images", "prune", "--budget", "-1"), status: exitUsage, mentioning: ["--budget"])
+        // Empty: a file or stdin with no bytes is never an image (it was stored as one of 0 bytes).
+        let empty = try storectl.directory.write(Data(), to: "empty.png")
+        expectFailure(try await storectl("images", "put", "u", empty), status: 1, mentioning: [empty, "empty"])
+        expectFailure(try await storectl("images", "put", "u", "-", stdin: Data()), status: 1, mentioning: ["stdin", "empty"])
         #expect(try urls(try await storectl("images", "list", "--json")) == [])
     }
 }

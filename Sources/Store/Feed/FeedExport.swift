@@ -93,7 +93,8 @@ extension Store {
                         if let storePath, OutputFile.isStore(path, storePath: storePath) {
                             throw OutputFileError(path: path, reason: "that is the store (or one of its files)")
                         }
-                        let page = try OutputFile.begin(path, followingLinks: followingLinks)
+                        let page = try OutputFile.begin(
+                            path, followingLinks: followingLinks, checkCancellation: { try db.checkCancellation() })
                         current = page
                         return ByteSink(descriptor: page.descriptor, name: path)
                     },

@@ -129,7 +129,12 @@ package enum OutputFile {
     /// file itself opened for writing. Write into its descriptor, then `finish` it, then
     /// `renameIntoPlace`; or `abandon` it. Until it is renamed, `removeTemporaries()` removes
     /// its temporary file.
-    static func begin(_ path: String, followingLinks: Bool) throws -> PendingOutput {
+    ///
+    /// `checkCancellation` is called while a FIFO waits for a reader (it throws to stop waiting):
+    /// `begin` may run on a connection's queue, where the task's cancellation is not seen.
+    static func begin(
+        _ path: String, followingLinks: Bool, checkCancellation: () throws -> Void = { try Task.checkCancellation() }
+    ) throws -> PendingOutput {
         let replaced: String
         switch try destination(of: path, followingLinks: followingLinks) {
         case .descriptor(let open):
@@ -137,9 +142,17 @@ package enum OutputFile {
             guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
             return PendingOutput(path: path, replaced: nil, temporary: nil, descriptor: descriptor)
         case .inPlace:
-            // Not O_TRUNC: a device or FIFO has nothing to truncate.
-            let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            // Not O_TRUNC: a device or FIFO has nothing to truncate. Not blocking: opening a FIFO
+            // for writing waits for a reader, past any cancellation (Ctrl-C); without a reader it
+            // fails with ENXIO, and is tried again every 50 ms until the task is cancelled.
+            var descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+            while descriptor < 0, errno == ENXIO {
+                try checkCancellation()
+                usleep(50_000)
+                descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+            }
             guard descriptor >= 0 else { throw OutputFileError(path: path, reason: String(cString: strerror(errno))) }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
             return PendingOutput(path: path, replaced: nil, temporary: nil, descriptor: descriptor)
         case .replacing(let file):
             replaced = file

@@ -194,12 +194,14 @@ struct FeedLoader: Sendable {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw FeedSourceError.unreadable(path: path, reason: "it is a folder, not a feed file")
         }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forReadingFrom: url)
-        } catch {
-            throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
+        // Not blocking: opening a FIFO waits for a writer, past any cancellation; the reads below
+        // wait for it instead (`waitUntilReadable`).
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw FeedSourceError.unreadable(path: path, reason: String(cString: strerror(errno)))
         }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         defer { try? handle.close() }
         var status = stat()
         // A regular file is read where it lies; /dev/stdin and the like are copied even when they

@@ -23,19 +23,18 @@ struct ImagesPut: AsyncParsableCommand {
         if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
             throw CLIError("'\(file)': cannot read: it is a folder, not a file")
         }
-        do {
-            // Read through a file handle, not Data(contentsOf:), which fails on a pipe (stdin,
-            // /dev/stdin, a FIFO).
-            if file == "-" {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
-            } else {
-                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
-                defer { try? handle.close() }
-                data = try handle.readToEnd() ?? Data()
-            }
-        } catch {
-            throw CLIError("\(file): cannot read: \(error.localizedDescription)")
+        if file == "-" {
+            data = try Self.readAll(STDIN_FILENO, named: "stdin")
+        } else {
+            // Not blocking: a FIFO would wait in open() for a writer, past any Ctrl-C.
+            let descriptor = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { throw CLIError("\(file): cannot read: \(String(cString: strerror(errno)))") }
+            defer { close(descriptor) }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+            data = try Self.readAll(descriptor, named: file)
         }
+        // An empty file or stdin is a mistake (a failed download, a wrong path), never an image.
+        if data.isEmpty { throw CLIError("\(file == "-" ? "stdin" : file): empty: an image has at least one byte") }
         let type = contentType ?? Self.contentType(forExtension: (file as NSString).pathExtension)
         let url = url
         let evicted = try await store.withStore(.creating, configure: cache.configure) {
@@ -43,6 +42,42 @@ struct ImagesPut: AsyncParsableCommand {
         }
         let evictions = evicted.isEmpty ? "" : "; evicted \(evicted.count) least recently used"
         Output.print("cached \(url) (\(data.count) bytes)\(evictions)")
+    }
+
+    /// The most bytes read: SQLite's default limit on a value (SQLITE_MAX_LENGTH, 1,000,000,000
+    /// bytes), beyond which the store refuses the image anyway. `cat /dev/zero | storectl images
+    /// put URL -` used to read until memory ran out.
+    static let maximumBytes = 1_000_000_000
+
+    /// Everything `descriptor` holds, read in chunks, each waited for without blocking past the
+    /// task's cancellation: a pipe whose writer stalls cannot hold Ctrl-C (it held the first
+    /// one). Not through Data(contentsOf:), which fails on a pipe.
+    static func readAll(_ descriptor: Int32, named name: String) throws -> Data {
+        var data = Data()
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+            if status.st_size > maximumBytes { throw tooLarge(name) }
+            data.reserveCapacity(Int(status.st_size))
+        }
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            try Task.checkCancellation()
+            let ready = poll(&entry, 1, 100)
+            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+            let count = read(descriptor, &buffer, buffer.count)
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw CLIError("\(name): cannot read: \(String(cString: strerror(errno)))")
+            }
+            if data.count + count > maximumBytes { throw tooLarge(name) }
+            data.append(buffer, count: count)
+        }
+    }
+
+    private static func tooLarge(_ name: String) -> CLIError {
+        CLIError("\(name): larger than \(maximumBytes) bytes, the most an image in the store can hold")
     }
 
     static func contentType(forExtension ext: String) -> String? {
