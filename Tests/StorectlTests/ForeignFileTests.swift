@@ -109,10 +109,16 @@ struct ForeignFileTests {
             ["migrate", "status"], ["migrate", "--dry-run"], ["export"], ["history"],
             ["sync", "--dry-run", try storectl.directory.write(Data(#"{"version": 1}"#.utf8), to: "feed.json")],
         ]
-        for command in readOnly {
+        // An empty file is no store yet: a read left it a 100 KB store, migrated in place.
+        let empty = try storectl.directory.write(Data(), to: "empty.sqlite")
+        for command in readOnly + [["publish", storectl.directory.file("published")], ["frameworks", "delete", "a"]] {
             expectFailure(
                 try await storectl.run(["--db", missing] + command), status: 1, mentioning: [missing, "does not exist"])
             #expect(!FileManager.default.fileExists(atPath: missing), "\(command) created the store")
+            expectFailure(
+                try await storectl.run(["--db", empty] + command), status: 1, mentioning: [empty, "is an empty file"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: empty)).isEmpty, "\(command) wrote the empty file")
+            #expect(!FileManager.default.fileExists(atPath: empty + "-wal"))
         }
         // Writing commands create it.
         expectSuccess(try await storectl("--db", missing, "events", "add", "--id", "e", "--title", "t", "--date", "2026-06-08"))

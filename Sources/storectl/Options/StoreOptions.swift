@@ -121,6 +121,14 @@ struct StoreOptions: ParsableArguments {
             }
         }
         configuration.createIfMissing = access == .creating || isDefaultLocation
+        if access == .existing, !isDefaultLocation {
+            // The library makes an empty file a new store: a `list` migrated it in place.
+            var status = stat()
+            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 {
+                throw CLIError(
+                    "the store \(path) is an empty file, not a store yet (a command that adds, or migrate, makes it one)")
+            }
+        }
         let store: Store
         let created: Bool
         do {
