@@ -257,6 +257,12 @@ struct PublishTests {
         )
         .write(to: URL(fileURLWithPath: folder + "/manifest.json"))
         try await refused("not a plain file name")
+        // A manifest without its generation is named as such: it used to be read as a version-1
+        // page and refused with "version: must be 1".
+        let withoutGeneration = try #require(try JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
+            .filter { $0.key != "generation" }
+        try JSONSerialization.data(withJSONObject: withoutGeneration).write(to: URL(fileURLWithPath: folder + "/manifest.json"))
+        try await refused("generation: is required")
 
         // Put back, it syncs.
         try manifestData.write(to: URL(fileURLWithPath: folder + "/manifest.json"))

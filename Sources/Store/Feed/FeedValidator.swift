@@ -125,7 +125,10 @@ struct FeedValidator {
                         // `from` and `to`, which the manifest sync checks.
                         case .number("2") where acceptsSegments: break
                         case let value:
-                            problem("version", "must be 1, found \(FeedFields.describe(value)); this build reads version 1 only")
+                            problem(
+                                "version",
+                                "must be 1, found \(FeedFields.describe(value)); this build reads version-1 feed pages and version-2 manifests (a published feed is synced from its manifest.json)"
+                            )
                         }
                     case _ where kinds.contains(where: { $0.kind.plural == name }):
                         guard parser.nextKind == .array else {

@@ -98,11 +98,13 @@ struct PublishedManifest: Sendable, Equatable {
 
     // MARK: Reading
 
-    /// Whether `data` is a manifest rather than a version-1 page: a top-level `version` of 2 and
-    /// a `generation`. Only a quick scan; `parse` checks the rest.
+    /// Whether `data` is to be read as a manifest rather than a version-1 page: a top-level
+    /// `version` of 2 and any member only a manifest has. Only a quick scan; `parse` checks the
+    /// rest, and names what is missing (a manifest without its `generation` used to be read as
+    /// a version-1 page, and refused with "version: must be 1").
     static func looksLikeManifest(_ data: Data) -> Bool {
         guard case .number("2")? = JSONParser.topLevelMember("version", in: data) else { return false }
-        return JSONParser.topLevelMember("generation", in: data) != nil
+        return ["generation", "head", "snapshot", "segments"].contains { JSONParser.topLevelMember($0, in: data) != nil }
     }
 
     /// The largest sequence number and file count a manifest may name.
