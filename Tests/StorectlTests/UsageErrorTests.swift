@@ -71,4 +71,20 @@ struct UsageErrorTests {
             expectFailure(try await storectl("history", "--limit=\(limit)"), status: exitUsage, mentioning: ["--limit"])
         }
     }
+
+    @Test("sync '' is a usage error; a quoted '~/feed.json' is a path like any other, never the password database's home")
+    func feedPathsTakenAsWritten() async throws {
+        let storectl = try Storectl()
+        // It named the working folder, failed, and left a history entry saying so.
+        expectFailure(try await storectl("sync", ""), status: exitUsage, mentioning: ["<source>"])
+        #expect(!FileManager.default.fileExists(atPath: storectl.db))
+        // Foundation expanded it from the password database (root's home, whatever $HOME said);
+        // --db, --out and STORECTL_DB take it as written, and now so does sync.
+        try storectl.directory.makeDirectory("~")
+        try FileManager.default.copyItem(
+            atPath: DiskFailureTests.examplesFeed.path, toPath: storectl.directory.file("~/feed.json"))
+        let synced = try await storectl("sync", "~/feed.json", "--json")
+        expectSuccess(synced)
+        #expect(synced.stdout.contains(storectl.directory.file("~/feed.json")), "\(synced)")
+    }
 }

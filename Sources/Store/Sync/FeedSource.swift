@@ -22,7 +22,11 @@ public enum FeedSource: Sendable, Hashable, CustomStringConvertible {
             }
             return
         }
-        self = .file(URL(fileURLWithPath: text).standardizedFileURL)
+        // Relative to the working folder, made absolute here: Foundation would expand a leading
+        // `~` (from the password database, not $HOME), where every other path takes it as it is
+        // (a shell has expanded any `~` the user meant).
+        let path = text.hasPrefix("/") ? text : FileManager.default.currentDirectoryPath + "/" + text
+        self = .file(URL(fileURLWithPath: path).standardizedFileURL)
     }
 
     /// The first page's URL.

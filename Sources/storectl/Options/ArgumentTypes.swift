@@ -32,6 +32,8 @@ extension Store.Durability: ExpressibleByArgument {}
 extension FeedSource: ExpressibleByArgument {
     /// A path, a `file:` or http(s) URL, or `-` for standard input.
     public init?(argument: String) {
+        // Empty: an unset variable in a script; it named the working folder.
+        if argument.isEmpty { return nil }
         if argument == "-" {
             self = .file(URL(fileURLWithPath: "/dev/stdin"))
             return
