@@ -31,7 +31,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     // Result codes this library reacts to (https://sqlite.org/rescode.html).
     static let busy: Int32 = 5
     static let locked: Int32 = 6
-    static let readOnly: Int32 = 8
+    package static let readOnly: Int32 = 8
     static let ioError: Int32 = 10
     static let full: Int32 = 13
     static let cantOpen: Int32 = 14

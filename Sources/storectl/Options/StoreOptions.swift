@@ -158,10 +158,21 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// A store's error as one sentence that names the file, once.
+    /// The plain sentence for a SQLite error that is about the store's file, not the command:
+    /// SQLITE_READONLY, a store file read-only to this user (its permissions, an immutable flag,
+    /// a read-only file system), was "SQLite error 8: attempt to write a readonly database -
+    /// while executing" the statement. Nil for any other error.
+    static func fileProblem(_ error: any Error, path: String) -> TerminalText? {
+        guard let error = error as? SQLiteError, error.code == SQLiteError.readOnly else { return nil }
+        return
+            "cannot write to the store \(path): it is read-only (its permissions, or a read-only file system); nothing was written"
+    }
+
     private static func describe(_ error: any Error, path: String) -> CLIError {
+        if let problem = fileProblem(error, path: path) { return CLIError(problem) }
         switch error as? StoreError {
-        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: CLIError("\(error)") // these name the path already
-        default: CLIError("\(path): \(error)")
+        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: return CLIError("\(error)") // these name the path already
+        default: return CLIError("\(path): \(error)")
         }
     }
 

@@ -77,7 +77,8 @@ struct SyncRunCommand: AsyncParsableCommand {
                     }
                     if json { Output.printJSON(Self.failure(source, error)) }
                     // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
-                    throw CLIError("sync from \(source) into \(path) failed; the store is unchanged:\n\(error)")
+                    let reason: TerminalText = StoreOptions.fileProblem(error, path: path) ?? "\(error)"
+                    throw CLIError("sync from \(source) into \(path) failed; the store is unchanged:\n\(reason)")
                 }
             }
         } catch {
