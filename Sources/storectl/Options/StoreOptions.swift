@@ -171,7 +171,8 @@ struct StoreOptions: ParsableArguments {
     private static func describe(_ error: any Error, path: String) -> CLIError {
         if let problem = fileProblem(error, path: path) { return CLIError(problem) }
         switch error as? StoreError {
-        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: return CLIError("\(error)") // these name the path already
+        // These name the path already.
+        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: return CLIError("\(error)")
         default: return CLIError("\(path): \(error)")
         }
     }
