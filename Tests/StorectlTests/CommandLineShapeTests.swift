@@ -113,4 +113,26 @@ struct CommandLineShapeTests {
             list.lines[2] == "k   " + String(repeating: "한", count: 23) + "…  i" + String(repeating: " ", count: 11) + "u",
             "\(list.stdout)")
     }
+
+    @Test("a key is never cut: a long id in a list is whole, so it can be copied into show or delete")
+    func keysAreWhole() async throws {
+        let storectl = try Storectl()
+        let id = "id-" + String(repeating: "x", count: 97) // 100 columns
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", id, "--name", String(repeating: "n", count: 60), "--image-name", "i", "--url", "u",
+                "--description", "d"))
+        expectSuccess(try await storectl("events", "add", "--id", id, "--title", "T", "--date", "2026-06-08"))
+        expectSuccess(try await storectl("orders", "add", "--id", id, "--item", "A:1:1"))
+        let url = "https://example.com/" + String(repeating: "p", count: 80)
+        let image = try storectl.directory.write(Data([1]), to: "i.png")
+        expectSuccess(try await storectl("images", "put", url, image))
+        for (list, key) in [("frameworks", id), ("events", id), ("orders", id), ("images", url)] {
+            let result = expectSuccess(try await storectl(list, "list"))
+            #expect(result.lines.count == 3 && result.lines[2].contains(key), "\(result)")
+        }
+        // Other cells are still cut at 48 columns.
+        #expect(try await storectl("frameworks", "list").lines[2].contains(String(repeating: "n", count: 47) + "…"))
+        expectSuccess(try await storectl("frameworks", "delete", id))
+    }
 }

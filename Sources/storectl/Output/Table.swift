@@ -8,14 +8,18 @@ struct Table: Sendable {
     private(set) var rows: [[String]] = []
     /// Columns to align right (numbers, money).
     let rightAligned: Set<Int>
-    /// The most terminal columns a cell may take before it is cut with an ellipsis.
+    /// Columns never cut: a record's key, which a user copies into `show` or `delete`.
+    let whole: Set<Int>
+    /// The most terminal columns a cell of another column may take before it is cut with an
+    /// ellipsis (`--json` has every value whole).
     static let maximumCellWidth = 48
     /// Each column's width so far: its widest cell among the headers and the rows measured.
     private(set) var widths: [Int]
 
-    init(_ headers: String..., rightAligned: Set<Int> = []) {
+    init(_ headers: String..., rightAligned: Set<Int> = [], whole: Set<Int> = []) {
         self.headers = headers
         self.rightAligned = rightAligned
+        self.whole = whole
         widths = headers.map { Self.clip($0).width }
     }
 
@@ -27,7 +31,9 @@ struct Table: Sendable {
 
     /// Widens the columns to fit `row`, without keeping it.
     mutating func measure(_ row: [String]) {
-        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], Self.clip(cell).width) }
+        for (index, cell) in row.enumerated() {
+            widths[index] = max(widths[index], Self.clip(cell, whole: whole.contains(index)).width)
+        }
     }
 
     /// The header row and the rule under it.
@@ -41,7 +47,7 @@ struct Table: Sendable {
     /// row, whatever newlines a value holds.
     func line(_ row: [String]) -> TerminalText {
         let text = row.enumerated().map { index, cell in
-            let (text, width) = Self.clip(cell)
+            let (text, width) = Self.clip(cell, whole: whole.contains(index))
             let padding = String(repeating: " ", count: max(0, widths[index] - width))
             return rightAligned.contains(index) ? padding + text : text + padding
         }.joined(separator: "  ").replacingTrailingSpaces()
@@ -53,11 +59,11 @@ struct Table: Sendable {
         TerminalText(lines: [heading] + rows.map(line))
     }
 
-    /// The cell escaped, cut to `maximumCellWidth` columns, and its width.
-    private static func clip(_ text: String) -> (text: String, width: Int) {
+    /// The cell escaped, cut to `maximumCellWidth` columns unless `whole`, and its width.
+    private static func clip(_ text: String, whole: Bool = false) -> (text: String, width: Int) {
         let escaped = Output.escaped(text)
         let width = displayWidth(escaped)
-        guard width > maximumCellWidth else { return (escaped, width) }
+        guard width > maximumCellWidth, !whole else { return (escaped, width) }
         var clipped = "", clippedWidth = 0
         for character in escaped {
             let characterWidth = displayWidth(character)

@@ -15,7 +15,7 @@ struct EventsList: AsyncParsableCommand {
     }
 
     static let listing = RecordListing<Event>(
-        table: Table("DATE", "ID", "TITLE", "NOTES"),
+        table: Table("DATE", "ID", "TITLE", "NOTES", whole: [1]),
         cells: { [$0.date.description, $0.id, $0.title, $0.notes ?? ""] },
         json: \.jsonValue)
 

@@ -8,7 +8,7 @@ struct FrameworksList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of feed-shaped frameworks.") var json = false
 
     static let listing = RecordListing<Framework>(
-        table: Table("ID", "NAME", "IMAGE NAME", "URL"),
+        table: Table("ID", "NAME", "IMAGE NAME", "URL", whole: [0]),
         cells: { [$0.id, $0.name, $0.imageName, $0.urlString] },
         json: \.jsonValue)
 

@@ -9,7 +9,7 @@ struct ImagesList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of {url, contentType, size, storedAt, lastAccessAt}.") var json = false
 
     static let listing = RecordListing<CachedImageInfo>(
-        table: Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2]),
+        table: Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2], whole: [0]),
         cells: { [$0.url, $0.contentType ?? "-", String($0.size), Timestamp.format($0.lastAccessAt)] },
         json: \.jsonValue)
 

@@ -9,7 +9,7 @@ struct OrdersList: AsyncParsableCommand {
     @Flag(help: "Print a JSON array of feed-shaped orders, each with its total.") var json = false
 
     static let listing = RecordListing<Order>(
-        table: Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3]),
+        table: Table("ID", "PLACED AT", "ITEMS", "TOTAL", rightAligned: [2, 3], whole: [0]),
         cells: { [$0.id, Timestamp.format($0.placedAt), String($0.items.count), try $0.total.description] },
         json: { $0.jsonValue(includingTotal: true) })
 
