@@ -38,7 +38,12 @@ struct PublishedSyncLimitsTests {
         let limit = manifest + 64
         expectFailure(
             try await cli("--db", "client.sqlite", "sync", folder, "--max-bytes", "\(limit)"), status: 1,
-            mentioning: ["snapshot.files[0].size", "\(limit)"])
+            // Said as a limit of this sync's (it read "is out of range 0...N", as if the manifest
+            // were broken), with the option that sets it.
+            mentioning: ["snapshot.files[0].size", "larger than the limit of \(limit) bytes per file", "--max-bytes"])
+        expectFailure(
+            try await cli("--db", "client.sqlite", "sync", folder, "--max-bytes", "0"), status: exitUsage,
+            mentioning: ["--max-bytes"])
         expectSuccess(try await cli("--db", "client.sqlite", "sync", folder, "--quiet"))
     }
 

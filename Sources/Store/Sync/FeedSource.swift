@@ -64,7 +64,7 @@ public enum FeedSourceError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .invalid(let text, let reason): "\(text): not a feed source: \(reason)"
         case .unreadable(let path, let reason): "\(path): cannot read: \(reason)"
-        case .tooLarge(let source, let limit): "\(source): larger than the limit of \(limit) bytes (see --max-bytes)"
+        case .tooLarge(let source, let limit): "\(source): larger than the limit of \(limit) bytes per file"
         }
     }
 }

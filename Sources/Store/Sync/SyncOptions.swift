@@ -50,3 +50,16 @@ public enum SyncProgress: Sendable, Equatable {
     /// Images done of those to download.
     case images(done: Int, total: Int)
 }
+
+extension SyncOptions {
+    /// Whether `error` is a sync's file going past `maximumBytes`: a local page, an HTTP body,
+    /// or a file a manifest names; for a caller that says how to raise the limit.
+    package static func isSizeLimit(_ error: any Error) -> Bool {
+        switch error {
+        case FeedSourceError.tooLarge: true
+        case HTTPError.tooLarge: true
+        case let error as ManifestError: error.message.hasSuffix(" bytes per file")
+        default: false
+        }
+    }
+}

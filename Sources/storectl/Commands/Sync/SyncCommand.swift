@@ -43,6 +43,8 @@ struct SyncRunCommand: AsyncParsableCommand {
             throw ValidationError("STORECTL_FEED_TOKEN is set but empty: set the token, or unset it to send none")
         }
         if timeout < 1 { throw ValidationError("--timeout: must be at least 1 second") }
+        // 0 made every sync fail, each with a history entry.
+        if let maxBytes, maxBytes.bytes < 1 { throw ValidationError("--max-bytes: must be at least 1 byte") }
         // A week: longer is no timeout at all, and far longer overflowed (the whole exchange is
         // bounded by ten times it).
         if timeout > 604_800 { throw ValidationError("--timeout: must be at most 604800 seconds (a week)") }
@@ -77,7 +79,10 @@ struct SyncRunCommand: AsyncParsableCommand {
                     }
                     if json { Output.printJSON(Self.failure(source, error)) }
                     // Names the store's file too: a disk error (full, read-only, I/O) is about it, not the feed.
-                    let reason: TerminalText = StoreOptions.fileProblem(error, path: path) ?? "\(error)"
+                    var reason: TerminalText = StoreOptions.fileProblem(error, path: path) ?? "\(error)"
+                    if SyncOptions.isSizeLimit(error) {
+                        reason = "\(reason)\n(the limit is --max-bytes, \(options.maximumBytes) bytes)"
+                    }
                     throw CLIError("sync from \(source) into \(path) failed; the store is unchanged:\n\(reason)")
                 }
             }
