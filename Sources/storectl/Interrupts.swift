@@ -93,9 +93,12 @@ final class Interrupts: @unchecked Sendable {
     /// whatever the machine's load: with `STORECTL_TEST_PAUSE_AFTER_TEMPORARY=1`, a write of
     /// an output file (an export, an image's bytes) pauses right after creating its temporary
     /// file, until a signal's cancellation has run; it then goes on, and ends as any
-    /// interrupted write does. Without that variable, nothing changes.
+    /// interrupted write does. Without that variable, nothing changes; in a release build (what
+    /// users run) the variable does nothing either: no setting of a user's can make it hang.
     func pauseOutputFilesUntilInterruptedIfTesting() {
-        guard ProcessInfo.processInfo.environment["STORECTL_TEST_PAUSE_AFTER_TEMPORARY"] == "1" else { return }
-        OutputFile.temporaryCreated = { [self] _ in waitUntilHandled() }
+        #if DEBUG
+            guard ProcessInfo.processInfo.environment["STORECTL_TEST_PAUSE_AFTER_TEMPORARY"] == "1" else { return }
+            OutputFile.temporaryCreated = { [self] _ in waitUntilHandled() }
+        #endif
     }
 }

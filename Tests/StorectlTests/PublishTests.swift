@@ -193,6 +193,17 @@ struct PublishTests {
         #expect(reason?.contains("another generation") == true, "\(full)")
     }
 
+    @Test("the text report counts in words: one change is '1 change' (it read '1 changes')")
+    func reportWording() async throws {
+        let cli = try Storectl()
+        try await Self.source(cli, frameworks: 3)
+        let folder = cli.directory.path + "/pub"
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", folder]))
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "frameworks", "delete", "fw-000001"]))
+        let one = try await cli.run(["--db", "src.sqlite", "publish", folder])
+        #expect(one.output.hasSuffix("(1 change, 2 files written)"), "\(one)")
+    }
+
     @Test("a tampered, missing, truncated or misplaced file is refused and the store is unchanged")
     func tamperedFilesAreRefused() async throws {
         let cli = try Storectl()

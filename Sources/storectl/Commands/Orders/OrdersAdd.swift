@@ -17,11 +17,10 @@ struct OrdersAdd: AsyncParsableCommand {
     @Option(name: .customLong("placed-at"), help: ArgumentHelp("When it was placed (default: now).", valueName: "RFC3339"))
     var placedAt: RFC3339Time?
     @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
-    var items: [OrderItemArgument] = []
+    var items: [OrderItemArgument]
 
     func validate() throws {
         if let problem = RecordKind.idProblem(id) { throw ValidationError("--id: \(problem)") }
-        if items.isEmpty { throw ValidationError("an order needs at least one --item NAME:PRICE:AISLE[:QTY]") }
         try OrderItemArgument.checkTotal(of: try OrderItemArgument.items(items))
     }
 

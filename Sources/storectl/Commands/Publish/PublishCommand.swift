@@ -52,11 +52,15 @@ struct PublishCommand: AsyncParsableCommand {
         case .unchanged: Output.print("\(folder): unchanged at \(report.head) (nothing changed since the last publish)")
         case .segment:
             Output.print(
-                "\(folder): published \(report.head) (\(report.changes) changes, \(report.filesWritten.count) files written)")
+                "\(folder): published \(report.head) (\(Self.count(report.changes, "change")), \(Self.count(report.filesWritten.count, "file")) written)"
+            )
         case .snapshot:
             Output.print(
-                "\(folder): published \(report.head) as a snapshot (\(report.reason ?? "")), \(report.filesWritten.count) files written"
+                "\(folder): published \(report.head) as a snapshot (\(report.reason ?? "")), \(Self.count(report.filesWritten.count, "file")) written"
             )
         }
     }
+
+    /// "1 change", "2 changes".
+    static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 }
