@@ -250,8 +250,17 @@ struct DiskFailureTests {
         let db = file + "/store.sqlite"
         for arguments in [["frameworks", "list"], ["sync", examplesFeed.path], ["migrate"]] {
             let result = try await storectl.run(["--db", db] + arguments)
-            expectFailure(result, status: 1, mentioning: [db, "Not a directory"])
+            // It said the system's "Not a directory", which did not say which part.
+            expectFailure(result, status: 1, mentioning: [db, "a part of it before the last is a file, not a folder"])
         }
+        // A folder that does not exist, and a path ending with '/'.
+        let missingFolder = storectl.directory.file("no-such-folder") + "/store.sqlite"
+        expectFailure(
+            try await storectl.run(["--db", missingFolder, "migrate"]), status: 1,
+            mentioning: [missingFolder, "its folder \(storectl.directory.file("no-such-folder")) does not exist"])
+        expectFailure(
+            try await storectl.run(["--db", storectl.directory.file("new") + "/", "migrate"]), status: 1,
+            mentioning: ["the path ends with '/'"])
         // The default location, $XDG_DATA_HOME/storectl/store.sqlite, whose folder storectl
         // creates: it cannot be created under a file.
         let result = try await storectl.run(

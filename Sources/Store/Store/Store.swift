@@ -177,7 +177,7 @@ public final class Store: Sendable {
                 if stat(path, &info) != 0 {
                     let code = errno
                     if code == ENOENT { throw StoreError.storeNotFound(path: path) }
-                    throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
+                    throw StoreFile.cannotOpen(path, code: code)
                 }
             }
             let created = try createFileIfMissing(path)
@@ -386,7 +386,7 @@ public final class Store: Sendable {
         }
         let code = errno
         if code == EEXIST { return false }
-        throw StoreError.cannotOpen(path: path, reason: String(cString: strerror(code)))
+        throw StoreFile.cannotOpen(path, code: code)
     }
 
     /// `PRAGMA journal_mode = WAL`: "WAL provides more concurrency as readers do not block

@@ -42,6 +42,24 @@ enum StoreFile {
             path: path, reason: "\(place), and SQLite must create \(name)-wal and \(name)-shm beside the store to open it")
     }
 
+    /// Why `path` cannot be opened or created, from the system's error `code`, in words about
+    /// the path: the system's "No such file or directory", "Is a directory" and "Not a
+    /// directory" did not say which part of it was wrong.
+    static func cannotOpen(_ path: String, code: Int32) -> StoreError {
+        if path.hasSuffix("/") {
+            return .cannotOpen(path: path, reason: "the path ends with '/': a store is a file, not a folder")
+        }
+        let folder = PathName.folder(of: path)
+        var status = stat()
+        if code == ENOENT, stat(folder, &status) != 0 {
+            return .cannotOpen(path: path, reason: "its folder \(folder) does not exist")
+        }
+        if code == ENOTDIR {
+            return .cannotOpen(path: path, reason: "a part of it before the last is a file, not a folder")
+        }
+        return .cannotOpen(path: path, reason: String(cString: strerror(code)))
+    }
+
     /// Refuses a file that is neither empty nor a SQLite database by its first 16 bytes. SQLite
     /// itself takes a file shorter than a page for an empty database and would write a store
     /// over it (a 1-byte file became a 94 KB store).
