@@ -36,6 +36,8 @@ final class ReaderPool: @unchecked Sendable {
     private struct Waiter: Sendable {
         let run: @Sendable (Reader) -> Void
         let fail: @Sendable (any Error) -> Void
+        /// The read's cancellation: a cancelled waiter leaves the queue at once (`abandon`).
+        let cancellation: CancellationFlag?
     }
 
     init(path: String, maximumCount: Int, busyTimeout: Duration, vfsName: String? = nil) {
@@ -46,6 +48,9 @@ final class ReaderPool: @unchecked Sendable {
 
     /// The number of connections open now (for tests that check nothing leaks).
     var openConnections: Int { lock.withLock { openCount } }
+
+    /// The reads waiting for a connection now (for tests).
+    var waitingReads: Int { lock.withLock { waiting.count } }
 
     /// Runs `body` in a read transaction. A read whose task is cancelled before it starts is not
     /// run (`CancellationError`); a running one sees it through `Database.checkCancellation()`.
@@ -58,7 +63,19 @@ final class ReaderPool: @unchecked Sendable {
             }
         } onCancel: {
             cancellation.cancel()
+            abandon(cancellation)
         }
+    }
+
+    /// A read cancelled while it waits for a connection is answered at once (it used to wait
+    /// until a connection was free: behind a long read, for all of it). One that already has a
+    /// connection sees the cancellation where it checks for it.
+    private func abandon(_ cancellation: CancellationFlag) {
+        let waiter = lock.withLock { () -> Waiter? in
+            guard let index = waiting.firstIndex(where: { $0.cancellation === cancellation }) else { return nil }
+            return waiting.remove(at: index)
+        }
+        waiter?.fail(CancellationError())
     }
 
     /// Runs `produce` in a read transaction as `read` does, and hands each element it yields
@@ -76,7 +93,10 @@ final class ReaderPool: @unchecked Sendable {
     ) -> AsyncThrowingStream<Element, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self)
         let cancellation = CancellationFlag()
-        continuation.onTermination = { _ in cancellation.cancel() }
+        continuation.onTermination = { [weak self] _ in
+            cancellation.cancel()
+            self?.abandon(cancellation)
+        }
         read(
             { database in
                 try produce(database) { element in
@@ -112,7 +132,8 @@ final class ReaderPool: @unchecked Sendable {
                     self.release(reader)
                     completion(result)
                 },
-                fail: { completion(.failure($0)) }
+                fail: { completion(.failure($0)) },
+                cancellation: cancellation
             ))
     }
 
@@ -136,13 +157,16 @@ final class ReaderPool: @unchecked Sendable {
         // An idle connection is owned by the pool, and now by this call alone: no read uses it.
         for reader in closing { reader.database.close() }
         await withCheckedContinuation { continuation in
-            let done = lock.withLock { () -> Bool in
+            let done = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
                 openCount -= closing.count
-                if openCount == 0 { return true }
                 closeWaiters.append(continuation)
-                return false
+                guard openCount == 0 else { return [] }
+                // Every caller of close() waiting: two at once, the other may have found a
+                // connection still open before this one closed it (it waited forever).
+                defer { closeWaiters.removeAll() }
+                return closeWaiters
             }
-            if done { continuation.resume() }
+            for waiter in done { waiter.resume() }
         }
     }
 

@@ -109,6 +109,9 @@ actor DatabaseWriter {
             }
         } onCancel: {
             cancellation.cancel()
+            // Still queued: answered at once, never run (it used to wait for the batch ahead of it:
+            // behind a long sync, for all of it). Taken already: the writer answers it.
+            mailbox.withdraw(cancellation)?.finish(CancellationError())
         }
     }
 
@@ -493,6 +496,15 @@ private final class WriteMailbox: @unchecked Sendable {
     }
 
     var count: Int { lock.withLock { pending.count } }
+
+    /// Removes the queued write with this cancellation, if the writer has not taken it: it is
+    /// then the caller's, to answer.
+    func withdraw(_ cancellation: CancellationFlag) -> (any PendingWrite)? {
+        lock.withLock {
+            guard let index = pending.firstIndex(where: { $0.cancellation === cancellation }) else { return nil }
+            return pending.remove(at: index)
+        }
+    }
 
     /// Returns once a write is queued, the mailbox is closed or `deadline` has passed. Runs on
     /// the writer's own queue, never on the cooperative pool.

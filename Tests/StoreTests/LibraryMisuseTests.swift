@@ -1,0 +1,102 @@
+import Foundation
+import StoreTestSupport
+import Testing
+
+@testable import Store
+
+/// What an app developer's misuse of the library, or an unlucky timing, used to break: each a
+/// promise of the documentation that held only for careful callers.
+@Suite("The library under misuse and unlucky timing", .timeLimit(.minutes(5)))
+struct LibraryMisuseTests {
+    static func framework(_ id: String) -> Framework {
+        Framework(id: id, name: "n", imageName: "i", urlString: "https://example.com/\(id)", description: "d")
+    }
+
+    /// A gate a long read or write waits at (at most a minute, so a failing test cannot hang).
+    final class Gate: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let entered = DispatchSemaphore(value: 0)
+        func pass() {
+            entered.signal()
+            _ = semaphore.wait(timeout: .now() + 60)
+        }
+        func waitUntilEntered() async {
+            await withCheckedContinuation { c in
+                DispatchQueue.global().async {
+                    self.entered.wait(); c.resume()
+                }
+            }
+        }
+        func open() { semaphore.signal() }
+    }
+
+    @Test("two close() calls at once both return (the second waited forever), ten times over")
+    func concurrentCloses() async throws {
+        for _ in 0..<10 {
+            try await withTemporaryDirectory { directory in
+                let store = try await Store.open(at: directory.databasePath)
+                _ = try await store.frameworks.count() // a reader connection, now idle
+                let closed = LockedBox(0)
+                let closing = Task {
+                    async let one: Void = store.close()
+                    async let two: Void = store.close()
+                    _ = await (one, two)
+                    closed.withLock { $0 = 1 }
+                }
+                #expect(await eventually(within: 60) { closed.withLock { $0 } == 1 }, "close() hung")
+                _ = closing
+            }
+        }
+    }
+
+    @Test("a read cancelled while it waits for a connection returns at once, while the read ahead still runs")
+    func cancelledQueuedRead() async throws {
+        var configuration = Store.Configuration()
+        configuration.maximumReaders = 1
+        try await withTemporaryStore(configuration: configuration) { store, _ throws in
+            let gate = Gate()
+            let long = Task { try await store.read { _ in gate.pass() } }
+            await gate.waitUntilEntered()
+            let ran = LockedBox(false)
+            let queued = Task { try await store.read { _ in ran.withLock { $0 = true } } }
+            // Queued behind the long read (the only connection) before it is cancelled.
+            #expect(await eventually(within: 60) { store.readers?.waitingReads == 1 })
+            queued.cancel()
+            let finished = LockedBox(false)
+            let watcher = Task {
+                _ = await queued.result
+                finished.withLock { $0 = true }
+            }
+            // It used to wait for the long read to end: here, until the gate opened.
+            #expect(await eventually(within: 30) { finished.withLock { $0 } }, "the cancelled read waited for the one ahead")
+            gate.open()
+            _ = await watcher.value
+            await #expect(throws: CancellationError.self) { try await queued.value }
+            #expect(!ran.withLock { $0 })
+            try await long.value
+        }
+    }
+
+    @Test("a write cancelled while queued returns at once and is never run, while the write ahead still runs")
+    func cancelledQueuedWrite() async throws {
+        try await withTemporaryStore { store, _ throws in
+            let gate = Gate()
+            let long = Task { try await store.write { _ in gate.pass() } }
+            await gate.waitUntilEntered()
+            let queued = Task { try await store.frameworks.insert(Self.framework("queued")) }
+            #expect(await eventually(within: 60) { store.writer.queuedWrites == 1 })
+            queued.cancel()
+            let finished = LockedBox(false)
+            let watcher = Task {
+                _ = await queued.result
+                finished.withLock { $0 = true }
+            }
+            #expect(await eventually(within: 30) { finished.withLock { $0 } }, "the cancelled write waited for the one ahead")
+            gate.open()
+            _ = await watcher.value
+            await #expect(throws: CancellationError.self) { try await queued.value }
+            try await long.value
+            #expect(try await store.frameworks.count() == 0)
+        }
+    }
+}
