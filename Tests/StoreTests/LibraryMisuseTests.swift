@@ -99,4 +99,35 @@ struct LibraryMisuseTests {
             #expect(try await store.frameworks.count() == 0)
         }
     }
+
+    @Test("fetchEach whose body fetches the same kind walks each record once (it started over forever)")
+    func nestedFetchOfTheSameKind() async throws {
+        try await withTemporaryStore { store, _ throws in
+            for id in ["a", "b", "c"] { try await store.frameworks.insert(Self.framework(id)) }
+            let (visited, inner) = try await store.read { db -> ([String], [Int]) in
+                var visited: [String] = [], inner: [Int] = []
+                try db.frameworks.fetchEach { framework in
+                    visited.append(framework.id)
+                    inner.append(try db.frameworks.fetchAll().count)
+                    if visited.count > 10 { throw CancellationError() } // the loop it used to be
+                }
+                return (visited, inner)
+            }
+            #expect(visited == ["a", "b", "c"])
+            #expect(inner == [3, 3, 3])
+        }
+    }
+
+    @Test("SQL made anew for every call is not kept prepared for the connection's life")
+    func statementCacheIsBounded() async throws {
+        try await withTemporaryStore { store, _ throws in
+            let (count, sum) = try await store.read { db -> (Int, Int64) in
+                var sum: Int64 = 0
+                for index in 0..<1000 { sum += try db.fetchOne("SELECT \(index)")?[0].integerValue ?? 0 }
+                return (db.cachedStatementCount, sum)
+            }
+            #expect(sum == 499_500)
+            #expect(count <= Database.maximumCachedStatements, "\(count) statements kept")
+        }
+    }
 }

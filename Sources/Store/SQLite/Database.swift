@@ -280,23 +280,42 @@ public final class Database {
 
     /// A prepared statement for `sql`, prepared once per connection and reused
     /// (sqlite3_prepare is a large share of a small statement's cost).
+    ///
+    /// One still being walked (a `fetchEach` whose body runs the same query) is not handed out
+    /// again: a fresh statement is, finalized after its use. Reused, the inner walk took the
+    /// outer one's rows and reset it, and the outer walk started over, forever.
     func cachedStatement(literal sql: StaticString) throws -> Statement {
         let key = UInt(bitPattern: sql.utf8Start)
-        if let last = lastLiteral, last.key == key { return last.statement }
+        if let last = lastLiteral, last.key == key, !last.statement.isBusy { return last.statement }
         let statement: Statement
         if let cached = literalStatements[key] {
+            if cached.isBusy { return try Statement(database: self, sql: sql.description) }
             statement = cached
         } else {
             statement = try cachedStatement(sql.description)
+            if statement.isBusy { return statement }
             literalStatements[key] = statement
         }
         lastLiteral = (key, statement)
         return statement
     }
 
+    /// The most statements of non-literal SQL kept prepared: SQL made anew for each call
+    /// (`"SELECT \(i)"`) would otherwise be kept, each, for the connection's life (30,000 of
+    /// them held 70 MB). Past it, the cache starts over.
+    static let maximumCachedStatements = 256
+
+    /// The statements of non-literal SQL kept prepared now (for tests).
+    var cachedStatementCount: Int { statements.count }
+
     func cachedStatement(_ sql: String) throws -> Statement {
-        if let statement = statements[sql] { return statement }
+        if let statement = statements[sql] {
+            if statement.isBusy { return try Statement(database: self, sql: sql) }
+            return statement
+        }
         let statement = try Statement(database: self, sql: sql)
+        // Statements in use stay alive with their users; literal ones stay in `literalStatements`.
+        if statements.count >= Self.maximumCachedStatements { statements.removeAll(keepingCapacity: true) }
         statements[sql] = statement
         return statement
     }

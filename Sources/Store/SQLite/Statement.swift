@@ -130,6 +130,10 @@ final class Statement {
 
     func reset() { sqlite3_reset(handle) }
 
+    /// Whether it has been stepped and not yet reset or run to its end: another walk over it
+    /// would take its rows from under the one under way.
+    var isBusy: Bool { sqlite3_stmt_busy(handle) != 0 }
+
     // MARK: Columns of the current row
 
     var columnCount: Int32 { sqlite3_column_count(handle) }
