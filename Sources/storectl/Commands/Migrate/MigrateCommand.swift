@@ -15,7 +15,7 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let path = store.resolvedPath
         if dryRun {
-            let pending = try await store.withStore(.existing, configure: { $0.migrateOnOpen = false }) {
+            let pending = try await store.withStore(.inspecting, configure: { $0.migrateOnOpen = false }) {
                 try await $0.pendingMigrations()
             }
             if pending.isEmpty { return Output.print("\(path): up to date; nothing to apply") }

@@ -11,7 +11,7 @@ struct MigrateStatusCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let statuses = try await store.withStore(.existing, configure: { $0.migrateOnOpen = false }) {
+        let statuses = try await store.withStore(.inspecting, configure: { $0.migrateOnOpen = false }) {
             try await $0.migrationStatus()
         }
         if json {
