@@ -130,4 +130,44 @@ struct LibraryMisuseTests {
             #expect(count <= Database.maximumCachedStatements, "\(count) statements kept")
         }
     }
+
+    @Test(
+        "execute runs every statement of its SQL, refuses arguments that are not one per placeholder, and says when there is no statement"
+    )
+    func executeTakesTheWholeSQL() async throws {
+        try await withTemporaryStore { store, _ throws in
+            try await store.write { db in
+                // The index was dropped without a word: only the first statement ran.
+                try db.execute("CREATE TABLE notes (id TEXT); CREATE INDEX notes_by_id ON notes (id); -- done")
+                try db.execute("INSERT INTO notes VALUES ('a'); INSERT INTO notes VALUES ('b')")
+            }
+            let (indexes, rows) = try await store.read { db in
+                (
+                    try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'notes_by_id'").count,
+                    try db.fetchAll("SELECT id FROM notes ORDER BY id").map { $0[0].textValue }
+                )
+            }
+            #expect(indexes == 1)
+            #expect(rows == ["a", "b"])
+            func code(_ body: @escaping @Sendable (Database) throws -> Void) async -> Int32? {
+                do {
+                    try await store.write(body)
+                    return nil
+                } catch let error as SQLiteError {
+                    return error.code
+                } catch {
+                    return -1
+                }
+            }
+            // Three arguments for four placeholders bound NULL to the fourth.
+            #expect(await code { try $0.execute("INSERT INTO events VALUES (?, ?, ?, ?)", ["e", "t", "2026-06-08"]) } == 25)
+            #expect(await code { try $0.execute("INSERT INTO notes VALUES (?)", ["a", "b"]) } == 25)
+            #expect(await code { try $0.execute("INSERT INTO notes VALUES (?); INSERT INTO notes VALUES (?)", ["c"]) } == 21)
+            // "SQLite error 0: not an error".
+            #expect(await code { try $0.execute("  -- nothing ") } == 21)
+            await #expect(throws: SQLiteError.self) { try await store.read { try $0.fetchAll("SELECT 1; SELECT 2") } }
+            #expect(try await store.events.count() == 0)
+            #expect(try await store.read { try $0.fetchAll("SELECT id FROM notes") }.count == 2)
+        }
+    }
 }

@@ -172,20 +172,31 @@ public final class Database {
 
     // MARK: Executing SQL
 
-    /// Runs one statement with `arguments` bound to its `?` placeholders, discarding any rows.
-    /// The prepared statement is cached on this connection for the next call with the same SQL.
+    /// Runs a statement with `arguments` bound to its `?` placeholders, discarding any rows; SQL
+    /// of several statements (`CREATE TABLE ...; CREATE INDEX ...`) runs them all, in order, if
+    /// it has no arguments. Prepared statements are cached on this connection for the next call
+    /// with the same SQL.
     ///
-    /// - Throws: ``SQLiteError`` if the SQL does not compile, the arguments do not match the
-    ///   placeholders, or a step fails (a constraint, say). Inside ``Store/read(_:)`` a write
-    ///   fails: the connection is read-only.
+    /// - Throws: ``SQLiteError`` if the SQL does not compile or holds no statement, if the
+    ///   arguments are not one for each placeholder (or are given to SQL of several
+    ///   statements), or if a step fails (a constraint, say). Inside ``Store/read(_:)`` a
+    ///   write fails: the connection is read-only.
     ///
     /// Inside ``Store/write(_:)``, the records it inserts, updates or deletes are observed like
     /// those the tables write.
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)
+        if statement.remainder != nil, !arguments.isEmpty {
+            throw SQLiteError(
+                extendedCode: SQLiteError.misuse, message: "arguments are bound to one statement, and this SQL holds several",
+                sql: sql)
+        }
         try statement.bind(arguments)
-        defer { statement.reset() }
-        while try statement.step() {}
+        do {
+            defer { statement.reset() }
+            while try statement.step() {}
+        }
+        if let remainder = statement.remainder { try execute(remainder) }
     }
 
     /// Runs one statement of literal SQL with arguments, discarding any rows (hot paths).
@@ -221,7 +232,7 @@ public final class Database {
     ///
     /// - Throws: ``SQLiteError`` if the SQL does not compile or the first step fails.
     public func fetchOne(_ sql: String, _ arguments: [SQLValue] = []) throws -> Row? {
-        let statement = try cachedStatement(sql)
+        let statement = try queryStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         return try statement.step() ? Row(statement: statement) : nil
@@ -231,7 +242,7 @@ public final class Database {
     /// none: a cursor, for reading a table of any size in bounded memory. Looks at the running
     /// read's or write's cancellation every `rowsBetweenCancellationChecks` rows.
     func forEachRow(_ sql: String, _ arguments: [SQLValue] = [], _ body: (Statement) throws -> Void) throws {
-        let statement = try cachedStatement(sql)
+        let statement = try queryStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         var rows = 0
@@ -253,7 +264,7 @@ public final class Database {
     /// to take); if far fewer came, it is copied to its size, so a table that shrank does not
     /// leave its caller holding the old one's capacity.
     func query<T>(_ sql: String, _ arguments: [SQLValue] = [], _ map: (Statement) throws -> T) throws -> [T] {
-        let statement = try cachedStatement(sql)
+        let statement = try queryStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         var results: [T] = []
@@ -304,6 +315,17 @@ public final class Database {
     /// (`"SELECT \(i)"`) would otherwise be kept, each, for the connection's life (30,000 of
     /// them held 70 MB). Past it, the cache starts over.
     static let maximumCachedStatements = 256
+
+    /// The cached statement of a query: one statement (a second one after it would never run).
+    private func queryStatement(_ sql: String) throws -> Statement {
+        let statement = try cachedStatement(sql)
+        if statement.remainder != nil {
+            throw SQLiteError(
+                extendedCode: SQLiteError.misuse, message: "a query is one statement, and this SQL holds more after the first",
+                sql: sql)
+        }
+        return statement
+    }
 
     /// The statements of non-literal SQL kept prepared now (for tests).
     var cachedStatementCount: Int { statements.count }

@@ -36,6 +36,7 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     static let full: Int32 = 13
     static let cantOpen: Int32 = 14
     static let constraint: Int32 = 19
+    static let misuse: Int32 = 21
     static let notADatabase: Int32 = 26
     static let constraintPrimaryKey: Int32 = 1555
     static let constraintUnique: Int32 = 2067

@@ -18,17 +18,60 @@ final class Statement {
     /// neither grows its array step by step (a copy of every row done so far, each time) nor
     /// touches fresh pages for the copies.
     var lastRowCount = 0
+    /// The SQL after this statement's end, if it holds more than whitespace, `;` and comments:
+    /// `Database.execute` runs it next, a query refuses it (SQLite prepares the first statement
+    /// only, and the rest used to be dropped without a word).
+    let remainder: String?
 
     init(database: Database, sql: String) throws {
         var pointer: OpaquePointer?
         database.changeCollector?.preparedSavepoint = nil
-        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
-        guard rc == SQLITE_OK, let pointer else { throw database.error(rc, sql: sql) }
+        var consumed = 0
+        let rc = sql.withCString { start -> Int32 in
+            var tail: UnsafePointer<CChar>?
+            let rc = sqlite3_prepare_v3(database.handle, start, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
+            if let tail { consumed = tail - start }
+            return rc
+        }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+        guard let pointer else {
+            // SQLITE_OK without a statement: nothing but whitespace and comments ("not an error").
+            throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)
+        }
         self.handle = pointer
         self.sql = sql
         self.database = database
+        self.remainder = Self.statements(after: consumed, in: sql)
         self.savepoint = database.changeCollector?.preparedSavepoint
         database.changeCollector?.preparedSavepoint = nil
+    }
+
+    /// The rest of `sql` from UTF-8 offset `offset`, or nil if it holds only whitespace, `;` and
+    /// comments.
+    private static func statements(after offset: Int, in sql: String) -> String? {
+        let rest = sql.utf8.dropFirst(offset)
+        var index = rest.startIndex
+        func next(_ byte: UInt8, after position: String.UTF8View.Index) -> Bool {
+            let following = rest.index(after: position)
+            return following < rest.endIndex && rest[following] == byte
+        }
+        while index < rest.endIndex {
+            let byte = rest[index]
+            if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C || byte == 0x3B {
+                index = rest.index(after: index)
+            } else if byte == 0x2D, next(0x2D, after: index) { // -- to the end of the line
+                while index < rest.endIndex, rest[index] != 0x0A { index = rest.index(after: index) }
+            } else if byte == 0x2F, next(0x2A, after: index) { // /* to */ (or the end)
+                index = rest.index(index, offsetBy: 2)
+                while index < rest.endIndex, !(rest[index] == 0x2A && next(0x2F, after: index)) {
+                    index = rest.index(after: index)
+                }
+                index = index < rest.endIndex ? rest.index(index, offsetBy: 2) : index
+            } else {
+                return String(Substring(rest[index...]))
+            }
+        }
+        return nil
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -36,6 +79,15 @@ final class Statement {
     // MARK: Binding
 
     func bind(_ values: [SQLValue]) throws {
+        // Too few bound NULL to the rest, too many failed with "column index out of range".
+        let placeholders = Int(sqlite3_bind_parameter_count(handle))
+        if values.count != placeholders {
+            throw SQLiteError(
+                extendedCode: SQLITE_RANGE,
+                message:
+                    "\(values.count) argument\(values.count == 1 ? "" : "s") for \(placeholders) placeholder\(placeholders == 1 ? "" : "s")",
+                sql: sql)
+        }
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
     }
