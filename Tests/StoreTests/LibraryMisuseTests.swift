@@ -170,4 +170,63 @@ struct LibraryMisuseTests {
             #expect(try await store.read { try $0.fetchAll("SELECT id FROM notes") }.count == 2)
         }
     }
+
+    struct Thrown: Error {}
+
+    @Test("a write closure may not commit or roll back the store's transaction; its writes are rolled back when it throws")
+    func rawTransactionControlInAWrite() async throws {
+        try await withTemporaryStore { store, _ throws in
+            for statement in ["COMMIT", "END TRANSACTION", "ROLLBACK", "BEGIN"] {
+                await #expect(throws: SQLiteError.self) {
+                    try await store.write { db in
+                        try db.frameworks.insert(Self.framework("early-\(statement)"))
+                        // A raw COMMIT made the insert stick although the closure then threw.
+                        try db.execute(statement)
+                        throw Thrown()
+                    }
+                }
+            }
+            #expect(try await store.frameworks.count() == 0)
+            // Savepoints stay the closure's to use.
+            try await store.write { db in
+                try db.execute("SAVEPOINT mine")
+                try db.frameworks.insert(Self.framework("gone"))
+                try db.execute("ROLLBACK TO SAVEPOINT mine")
+                try db.execute("RELEASE SAVEPOINT mine")
+                try db.frameworks.insert(Self.framework("kept"))
+            }
+            #expect(try await store.frameworks.fetchAll().map(\.id) == ["kept"])
+        }
+    }
+
+    @Test("a read writes nothing, even after PRAGMA query_only = OFF, on a file and in memory")
+    func readsWriteNothing() async throws {
+        var configuration = Store.Configuration()
+        configuration.maximumReaders = 1
+        let onFile: @Sendable (Store) async throws -> Void = { store throws in
+            let changes = await store.changesFromNow()
+            for sql in [
+                "PRAGMA query_only = OFF", "INSERT INTO frameworks VALUES ('sneak', 'n', 'i', 'u', 'd')", "COMMIT",
+            ] {
+                await #expect(throws: SQLiteError.self) { try await store.read { try $0.execute(sql) } }
+            }
+            // The one connection is still read-only for the next read.
+            await #expect(throws: SQLiteError.self) {
+                try await store.read { try $0.execute("INSERT INTO frameworks VALUES ('sneak2', 'n', 'i', 'u', 'd')") }
+            }
+            #expect(try await store.frameworks.count() == 0)
+            _ = changes
+        }
+        try await withTemporaryStore(configuration: configuration) { store, _ throws in try await onFile(store) }
+        let memory = try await Store.inMemory()
+        await #expect(throws: SQLiteError.self) {
+            try await memory.read { try $0.execute("INSERT INTO frameworks VALUES ('m', 'n', 'i', 'u', 'd')") }
+        }
+        await #expect(throws: SQLiteError.self) { try await memory.read { try $0.execute("PRAGMA query_only = OFF") } }
+        #expect(try await memory.frameworks.count() == 0)
+        // And writes still write, after those reads.
+        try await memory.frameworks.insert(Self.framework("after"))
+        #expect(try await memory.frameworks.count() == 1)
+        await memory.close()
+    }
 }

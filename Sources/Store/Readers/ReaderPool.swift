@@ -126,7 +126,13 @@ final class ReaderPool: @unchecked Sendable {
                         result = .failure(CancellationError())
                     } else {
                         reader.database.cancellation = cancellation
-                        result = Result { try reader.database.inTransaction(.deferred) { try body(reader.database) } }
+                        result = Result {
+                            try reader.database.inTransaction(.deferred) {
+                                reader.database.runsCallerClosure = true
+                                defer { reader.database.runsCallerClosure = false }
+                                return try body(reader.database)
+                            }
+                        }
                         reader.database.cancellation = nil
                     }
                     self.release(reader)
@@ -216,6 +222,9 @@ final class ReaderPool: @unchecked Sendable {
                 let database = try Database(path: path, options: options)
                 // Belt and braces: a read closure cannot write through this connection.
                 try database.execute("PRAGMA query_only = ON")
+                // And it stays on: a read closure that turned it off wrote, committed, and no
+                // observer saw it.
+                database.locksQueryOnly = true
                 waiter.run(Reader(database: database, queue: queue))
             } catch {
                 // The slot is free again: a read that queued behind this one gets its own try,

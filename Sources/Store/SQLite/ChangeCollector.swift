@@ -187,17 +187,15 @@ final class ChangeCollector {
                 guard let context else { return }
                 Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().didRollBack()
             }, context)
-        sqlite3_set_authorizer(
-            handle,
-            { context, action, third, fourth, _, _ in
-                if action == SQLITE_SAVEPOINT, let context, let third, let fourth {
-                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue()
-                        .authorizedSavepoint(operation: third, name: fourth)
-                } else if ChangeCollector.changesSchema(action), let context {
-                    Unmanaged<ChangeCollector>.fromOpaque(context).takeUnretainedValue().schemaMayHaveChanged = true
-                }
-                return SQLITE_OK
-            }, context)
+    }
+
+    /// The connection's authorizer, forwarded by its `Database` while a statement is prepared.
+    func authorize(_ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?) {
+        if action == SQLITE_SAVEPOINT, let third, let fourth {
+            authorizedSavepoint(operation: third, name: fourth)
+        } else if Self.changesSchema(action) {
+            schemaMayHaveChanged = true
+        }
     }
 
     /// Whether the authorizer's `action` could make a direct insert do more than insert its
@@ -232,7 +230,6 @@ final class ChangeCollector {
         #endif
         sqlite3_commit_hook(handle, nil, nil)
         sqlite3_rollback_hook(handle, nil, nil)
-        sqlite3_set_authorizer(handle, nil, nil)
     }
 
     // MARK: Columns

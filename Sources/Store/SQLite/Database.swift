@@ -33,6 +33,16 @@ public final class Database {
     var stopsWaitingForLock: (() -> Bool)?
     /// When the current wait for a lock began.
     private var busySince = ContinuousClock.now
+    /// Whether a read or write closure of the store's caller runs now (set by the writer and
+    /// the readers around each): a statement that begins, commits or rolls back a transaction
+    /// then fails, as the store's transaction is the store's. A raw `COMMIT` in a write closure
+    /// that then threw left its writes committed, and a read closure could commit its own.
+    var runsCallerClosure = false
+    /// Whether `PRAGMA query_only` stays as it is: a statement that sets it fails (readers, and
+    /// an in-memory store's reads, keep it ON so that a read writes nothing).
+    var locksQueryOnly = false
+    /// What the authorizer saw of the statement being prepared (see `Statement.guardedKind`).
+    var preparedGuardedKind: Statement.GuardedKind = .none
 
     struct OpenOptions {
         var readOnly = false
@@ -72,10 +82,30 @@ public final class Database {
         // stops waiting for a cancelled write (`stopsWaitingForLock`): sqlite3_busy_timeout's
         // sleeps cannot be interrupted, and Ctrl-C waited out the whole timeout (60 s).
         sqlite3_busy_handler(pointer, databaseBusyHandler, Unmanaged.passUnretained(self).toOpaque())
+        // Tells each statement prepared what it is (transaction control, a query_only change, a
+        // savepoint, a schema change for the change collector). The context is unretained: the
+        // connection is closed (`close()`) before this object goes.
+        sqlite3_set_authorizer(pointer, databaseAuthorizer, Unmanaged.passUnretained(self).toOpaque())
         // Foreign keys are off by default in SQLite, per connection: "Foreign key constraints
         // are disabled by default ... so must be enabled separately for each database
         // connection." (https://sqlite.org/foreignkeys.html)
         try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// The authorizer's step, while a statement is prepared on this connection: notes what
+    /// `Statement` must guard, and tells the change collector (on the writer). Refuses only a
+    /// change of `query_only` while it is locked: a flag pragma takes effect when it is
+    /// *prepared* (SQLite's code generator sets the flag), so refusing to run it was too late.
+    fileprivate func authorize(_ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?) -> Int32 {
+        switch action {
+        case SQLITE_TRANSACTION: preparedGuardedKind = .transactionControl
+        case SQLITE_PRAGMA where fourth != nil && third.map({ sqlite3_stricmp($0, "query_only") == 0 }) == true:
+            if locksQueryOnly { return SQLITE_DENY }
+            preparedGuardedKind = .queryOnlyChange
+        default: break
+        }
+        changeCollector?.authorize(action, third, fourth)
+        return SQLITE_OK
     }
 
     /// The busy handler's step: `attempts` waits so far for this lock. Sleeps as SQLite's own
@@ -154,6 +184,7 @@ public final class Database {
         // Before the connection closes: the hooks hold an unretained pointer to the collector.
         changeCollector?.uninstall(from: handle)
         changeCollector = nil
+        sqlite3_set_authorizer(handle, nil, nil)
         lastLiteral = nil
         literalStatements.removeAll()
         statements.removeAll()
@@ -383,4 +414,13 @@ extension Database: Sendable {}
 private func databaseBusyHandler(_ context: UnsafeMutableRawPointer?, _ attempts: Int32) -> Int32 {
     guard let context else { return 0 }
     return Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().waitForLock(attempts: attempts)
+}
+
+/// The authorizer every connection installs (see `Database.authorize`).
+private func databaseAuthorizer(
+    _ context: UnsafeMutableRawPointer?, _ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?,
+    _ database: UnsafePointer<CChar>?, _ trigger: UnsafePointer<CChar>?
+) -> Int32 {
+    guard let context else { return SQLITE_OK }
+    return Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().authorize(action, third, fourth)
 }

@@ -22,10 +22,23 @@ final class Statement {
     /// `Database.execute` runs it next, a query refuses it (SQLite prepares the first statement
     /// only, and the rest used to be dropped without a word).
     let remainder: String?
+    /// What this statement is, for the checks `step` makes against its connection's state.
+    let guardedKind: GuardedKind
+
+    /// Statements `step` refuses in some states of their connection (see `Database`).
+    enum GuardedKind {
+        case none
+        /// BEGIN, COMMIT, END or ROLLBACK (not ROLLBACK TO a savepoint): refused inside a
+        /// caller's read or write closure.
+        case transactionControl
+        /// `PRAGMA query_only = ...`: refused while the connection locks it.
+        case queryOnlyChange
+    }
 
     init(database: Database, sql: String) throws {
         var pointer: OpaquePointer?
         database.changeCollector?.preparedSavepoint = nil
+        database.preparedGuardedKind = .none
         var consumed = 0
         let rc = sql.withCString { start -> Int32 in
             var tail: UnsafePointer<CChar>?
@@ -42,6 +55,7 @@ final class Statement {
         self.sql = sql
         self.database = database
         self.remainder = Self.statements(after: consumed, in: sql)
+        self.guardedKind = database.preparedGuardedKind
         self.savepoint = database.changeCollector?.preparedSavepoint
         database.changeCollector?.preparedSavepoint = nil
     }
@@ -168,6 +182,8 @@ final class Statement {
 
     /// Advances to the next row: true if there is one, false when done.
     func step() throws -> Bool {
+        // Checked when run, not when prepared: a statement is cached and run again later.
+        if guardedKind != .none { try checkAllowed() }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE:
@@ -181,6 +197,21 @@ final class Statement {
     }
 
     func reset() { sqlite3_reset(handle) }
+
+    private func checkAllowed() throws {
+        switch guardedKind {
+        case .transactionControl where database.runsCallerClosure:
+            throw SQLiteError(
+                extendedCode: SQLiteError.misuse,
+                message:
+                    "a read or write closure runs inside the store's transaction: it may not begin, commit or roll back one (a savepoint may)",
+                sql: sql)
+        case .queryOnlyChange where database.locksQueryOnly:
+            throw SQLiteError(
+                extendedCode: SQLiteError.readOnly, message: "a read may not write: query_only stays on", sql: sql)
+        default: break
+        }
+    }
 
     /// Whether it has been stepped and not yet reset or run to its end: another walk over it
     /// would take its rows from under the one under way.

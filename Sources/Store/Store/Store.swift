@@ -246,7 +246,17 @@ public final class Store: Sendable {
     ///   once the store is closed.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if let readers { return try await readers.read(body) }
-        return try await writer.write(body)
+        // Read-only as a reader's connection is (an in-memory read used to write): query_only,
+        // which the closure may not turn off. Its write then fails and rolls back only itself.
+        return try await writer.write { db in
+            try db.execute(literal: "PRAGMA query_only = ON")
+            db.locksQueryOnly = true
+            defer {
+                db.locksQueryOnly = false
+                try? db.execute(literal: "PRAGMA query_only = OFF")
+            }
+            return try body(db)
+        }
     }
 
     /// Runs `body` in a write transaction, serialized with every other write of this store.

@@ -273,7 +273,9 @@ actor DatabaseWriter {
             if !write.rerunnable { batch.allRerunnable = false }
             let mark = changes.beginWrite()
             database.cancellation = write.cancellation
-            let error = withoutSavepoint ? write.run(database) : Self.inSavepoint(database) { write.run(database) }
+            let error =
+                withoutSavepoint
+                ? Self.runCallers(write, on: database) : Self.inSavepoint(database) { Self.runCallers(write, on: database) }
             database.cancellation = nil
             guard let error else {
                 batch.outcomes.append(nil)
@@ -348,6 +350,14 @@ actor DatabaseWriter {
                 try database.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log'") != nil
         }
         return hasChangeLog
+    }
+
+    /// Runs a write's closure, marked as the caller's: it may not begin, commit or roll back the
+    /// batch's transaction (see `Database.runsCallerClosure`).
+    private static func runCallers(_ write: any PendingWrite, on database: Database) -> (any Error)? {
+        database.runsCallerClosure = true
+        defer { database.runsCallerClosure = false }
+        return write.run(database)
     }
 
     private static func inSavepoint(_ database: Database, _ body: () -> (any Error)?) -> (any Error)? {
