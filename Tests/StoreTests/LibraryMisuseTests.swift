@@ -229,4 +229,19 @@ struct LibraryMisuseTests {
         #expect(try await memory.frameworks.count() == 1)
         await memory.close()
     }
+
+    @Test("two records whose keys are canonically equivalent (NFC and NFD é), changed in one write, are two changes")
+    func canonicallyEquivalentKeysAreTwoChanges() async throws {
+        try await withTemporaryStore { store, _ throws in
+            let changes = await store.changesFromNow()
+            try await store.write { db in
+                try db.frameworks.insert(Self.framework("\u{E9}"))
+                try db.frameworks.insert(Self.framework("e\u{301}"))
+            }
+            var iterator = changes.makeAsyncIterator()
+            let batch = try #require(await iterator.next())
+            // The second was folded into the first: one change for two records.
+            #expect(batch.changes.map { Array($0.key.unicodeScalars) } == [["\u{E9}"], ["e", "\u{301}"]])
+        }
+    }
 }

@@ -91,9 +91,17 @@ final class ChangeCollector {
         }
     }
 
+    /// A record, its key compared byte for byte as SQLite compares it: Swift's String equality
+    /// takes canonically equivalent keys ("\u{E9}" and "e\u{301}") for one, and the second of
+    /// two such records changed in one write was not reported.
     private struct RecordID: Hashable {
         let kind: RecordKind
-        let key: String
+        let key: ExactKey
+
+        init(kind: RecordKind, key: String) {
+            self.kind = kind
+            self.key = ExactKey(key)
+        }
     }
 
     // `@exclusivity(unchecked)` on the properties the pre-update hook reads or writes per row:
@@ -672,7 +680,8 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
     /// The last change's operation if it is of this record (compared in place: no `Change` is
     /// made); nil if it is another record's, or there is none.
     func lastOperation(ifOf kind: RecordKind, _ key: String) -> Change.Operation? {
-        guard let last = entries.last, last.key == key, kinds[Int(last.kind)] == kind else { return nil }
+        // Byte for byte, as SQLite compares keys (see `RecordID`).
+        guard let last = entries.last, FeedFields.sameBytes(last.key, key), kinds[Int(last.kind)] == kind else { return nil }
         return last.operation
     }
 
