@@ -58,11 +58,16 @@ struct CalendarDateTests {
     }
 
     @Test func addsDaysAcrossMonthAndYearEnds() {
-        #expect(Fixtures.date("2024-02-28").adding(days: 1) == Fixtures.date("2024-02-29"))
-        #expect(Fixtures.date("2023-02-28").adding(days: 1) == Fixtures.date("2023-03-01"))
-        #expect(Fixtures.date("2026-12-31").adding(days: 1) == Fixtures.date("2027-01-01"))
-        #expect(Fixtures.date("2026-01-01").adding(days: -1) == Fixtures.date("2025-12-31"))
-        #expect(Fixtures.date("2026-06-08").adding(days: 7).isoWeekday == 1)
+        #expect(Fixtures.date("2024-02-28").adding(days: 1)! == Fixtures.date("2024-02-29"))
+        #expect(Fixtures.date("2023-02-28").adding(days: 1)! == Fixtures.date("2023-03-01"))
+        #expect(Fixtures.date("2026-12-31").adding(days: 1)! == Fixtures.date("2027-01-01"))
+        #expect(Fixtures.date("2026-01-01").adding(days: -1)! == Fixtures.date("2025-12-31"))
+        #expect(Fixtures.date("2026-06-08").adding(days: 7)!.isoWeekday == 1)
+        // Out of years 1 to 9999: nil (year 10000 trapped in description and yearMonth).
+        #expect(Fixtures.date("9999-12-31").adding(days: 1) == nil)
+        #expect(Fixtures.date("0001-01-01").adding(days: -1) == nil)
+        #expect(Fixtures.date("2026-06-08").adding(days: .max) == nil)
+        #expect(Fixtures.date("0001-01-01").adding(days: 3_652_058) == Fixtures.date("9999-12-31"))
     }
 
     @Test func knowsItsMonth() {

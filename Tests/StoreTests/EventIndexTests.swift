@@ -26,7 +26,7 @@ struct EventIndexTests {
             try await store.write { db in
                 let start = Fixtures.date("2026-01-01")
                 for number in 0..<500 {
-                    let date = start.adding(days: number % 365)
+                    let date = start.adding(days: number % 365)!
                     try db.events.insert(Event(id: "e-\(number)", title: "Event \(number)", date: date))
                 }
             }

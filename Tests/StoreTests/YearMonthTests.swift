@@ -30,7 +30,7 @@ struct YearMonthTests {
         #expect(june.lastDay == Fixtures.date("2026-06-30"))
         #expect(june.days.count == june.numberOfDays)
         #expect(june.days.allSatisfy { $0.yearMonth == june })
-        #expect(zip(june.days, june.days.dropFirst()).allSatisfy { $0.adding(days: 1) == $1 })
+        #expect(zip(june.days, june.days.dropFirst()).allSatisfy { $0.adding(days: 1)! == $1 })
     }
 
     @Test func ordersChronologically() {

@@ -51,8 +51,17 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
     /// The month it falls in.
     public var yearMonth: YearMonth { YearMonth(year: year, month: month)! }
 
-    /// The date `count` days later (earlier when negative).
-    public func adding(days count: Int) -> CalendarDate { CalendarDate(daysSinceEpoch: daysSinceEpoch + count) }
+    /// The date `count` days later (earlier when negative); nil outside years 1 to 9999, as
+    /// `init?(year:month:day:)` is (9999-12-31 plus a day was year 10000, and its `description`
+    /// and `yearMonth` trapped).
+    public func adding(days count: Int) -> CalendarDate? {
+        let (days, overflow) = daysSinceEpoch.addingReportingOverflow(count)
+        guard !overflow, Self.range.contains(days) else { return nil }
+        return CalendarDate(daysSinceEpoch: days)
+    }
+
+    /// The days since 1970-01-01 of 0001-01-01 through 9999-12-31.
+    static let range = CivilCalendar.days(year: 1, month: 1, day: 1)...CivilCalendar.days(year: 9999, month: 12, day: 31)
 
     /// 1 for Monday ... 7 for Sunday (ISO 8601).
     public var isoWeekday: Int { CivilCalendar.weekday(days: daysSinceEpoch) + 1 }
