@@ -257,3 +257,78 @@ struct AppKindTests {
         }
     }
 }
+
+/// Kinds an app might get wrong: each refused when the store opens, with a reason, before any
+/// file is made (they used to trap, or fail at the first use, or take over the store's tables).
+struct MisregisteredKind: StoreRecord {
+    nonisolated(unsafe) static var tableName = "notes"
+    nonisolated(unsafe) static var columnNames = ["id"]
+    var id: String
+    static let kind = RecordKind(rawValue: "misregistered")
+    static var table: String { tableName }
+    static var columns: [String] { columnNames }
+    var key: String { id }
+    var columnValues: [SQLValue] { [.text(id)] }
+    init(columnValues values: [SQLValue]) throws { id = values[0].textValue ?? "" }
+    static func decode(_ fields: inout FeedFields) -> MisregisteredKind? { nil }
+    var feedValue: JSONValue { .object(["id": .string(id)]) }
+}
+
+@Suite("App kinds registered wrong are refused, not trapped", .serialized)
+struct AppKindRegistrationTests {
+    @Test(
+        "a table of the store's own, or an SQL keyword as a table or column: refused naming it, no file made",
+        arguments: [
+            ("frameworks", ["id"], "is the store's own"),
+            ("change_log", ["id"], "is the store's own"),
+            ("order", ["id"], "is an SQL keyword"),
+            ("things", ["id", "values"], "is an SQL keyword"),
+        ])
+    func refused(_ table: String, _ columns: [String], _ reason: String) async throws {
+        MisregisteredKind.tableName = table
+        MisregisteredKind.columnNames = columns
+        defer { (MisregisteredKind.tableName, MisregisteredKind.columnNames) = ("notes", ["id"]) }
+        try await withTemporaryDirectory { directory in
+            var configuration = Store.Configuration()
+            configuration.recordTypes = [MisregisteredKind.self]
+            await #expect {
+                _ = try await Store.open(at: directory.databasePath, configuration: configuration)
+            } throws: { error in
+                guard case StoreError.invalidConfiguration(let text) = error else { return false }
+                return text.contains(reason) && text.contains(table == "things" ? "'values'" : "'\(table)'")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory.databasePath))
+        }
+    }
+
+    @Test("a kind registered twice, two kinds on one table, two app migrations with one version")
+    func refusedTogether() async throws {
+        try await withTemporaryDirectory { directory in
+            func reason(_ configuration: Store.Configuration) async -> String? {
+                do {
+                    _ = try await Store.open(at: directory.databasePath, configuration: configuration)
+                    return nil
+                } catch StoreError.invalidConfiguration(let reason) {
+                    return reason
+                } catch {
+                    return "\(error)"
+                }
+            }
+            var twice = Store.Configuration()
+            twice.recordTypes = [Note.self, Note.self]
+            #expect(await reason(twice)?.contains("registered twice") == true)
+            var sharing = Store.Configuration()
+            sharing.recordTypes = [Note.self, MisregisteredKind.self]
+            #expect(await reason(sharing)?.contains("share the table 'notes'") == true)
+            var migrations = Store.Configuration()
+            migrations.appMigrations = AppMigrations(
+                namespace: "twice",
+                migrations: [
+                    Migration(version: 1, name: "a", sql: "CREATE TABLE a (id TEXT)"),
+                    Migration(version: 1, name: "b", sql: "CREATE TABLE b (id TEXT)"),
+                ])
+            #expect(await reason(migrations)?.contains("have version 1") == true)
+            #expect(!FileManager.default.fileExists(atPath: directory.databasePath))
+        }
+    }
+}

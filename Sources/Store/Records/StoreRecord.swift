@@ -1,3 +1,4 @@
+internal import CSQLite
 import Foundation
 
 /// A kind of record, declared in one type: its key, its table and columns, how it reads itself
@@ -62,6 +63,13 @@ public struct ObservedTable: Sendable, Hashable {
 
 /// Why a registered kind cannot be used, or nil: names go into SQL and feed paths as they are.
 enum RecordTypeCheck {
+    /// Tables an app's kind may not take: the library's own (records, sync, the change log,
+    /// migrations), whose rows the kind's methods would read and write as its own.
+    static let reservedTables: Set<String> = [
+        "frameworks", "orders", "order_items", "events", "images", "change_log", "store_identity", "sync_history",
+        "sync_pages", "sync_records", "sync_sources", "sync_streams", Migrator.table, Migrator.appTable,
+    ]
+
     static func problem(_ type: any StoreRecord.Type) -> String? {
         let name = type.kind.rawValue
         if RecordKind.allCases.contains(type.kind) { return "the kind '\(name)' is built in" }
@@ -69,10 +77,35 @@ enum RecordTypeCheck {
         if !RecordKind.isPlainName(type.table) {
             return "the table '\(type.table)' of kind '\(name)' must be lowercase letters, digits and _"
         }
+        if reservedTables.contains(type.table) || type.table.hasPrefix("sqlite_") {
+            return "the table '\(type.table)' of kind '\(name)' is the store's own"
+        }
+        if isKeyword(type.table) { return "the table '\(type.table)' of kind '\(name)' is an SQL keyword" }
         if type.columns.isEmpty { return "the kind '\(name)' declares no column" }
         if let column = type.columns.first(where: { !RecordKind.isPlainName($0) }) {
             return "the column '\(column)' of kind '\(name)' must be lowercase letters, digits and _"
         }
+        // Names go into the kind's SQL unquoted: `order` or `values` failed at the first use.
+        if let column = type.columns.first(where: isKeyword) {
+            return "the column '\(column)' of kind '\(name)' is an SQL keyword"
+        }
         return nil
+    }
+
+    /// Every problem of the registered kinds together: each one's own, a kind registered
+    /// twice, two kinds on one table.
+    static func problem(_ types: [any StoreRecord.Type]) -> String? {
+        for type in types { if let problem = problem(type) { return problem } }
+        var kinds = Set<RecordKind>(), tables = Set<String>()
+        for type in types {
+            if !kinds.insert(type.kind).inserted { return "the kind '\(type.kind.rawValue)' is registered twice" }
+            if !tables.insert(type.table).inserted { return "two kinds share the table '\(type.table)'" }
+        }
+        return nil
+    }
+
+    /// Whether SQLite takes `name` for a keyword (`sqlite3_keyword_check`).
+    static func isKeyword(_ name: String) -> Bool {
+        name.withCString { sqlite3_keyword_check($0, Int32(strlen($0))) != 0 }
     }
 }

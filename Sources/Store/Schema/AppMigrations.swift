@@ -19,4 +19,14 @@ public struct AppMigrations: Sendable, Equatable {
         self.namespace = namespace
         self.migrations = migrations
     }
+
+    /// Why these migrations cannot be applied, or nil: two with one version (the second failed
+    /// with SQLite's "UNIQUE constraint failed: app_migrations...").
+    var problem: String? {
+        var versions = Set<Int>()
+        for migration in migrations where !versions.insert(migration.version).inserted {
+            return "two migrations of '\(namespace)' have version \(migration.version)"
+        }
+        return nil
+    }
 }

@@ -149,7 +149,9 @@ public final class Store: Sendable {
     ///   the file cannot be created or opened; ``StoreError/migrationModified(migration:recorded:expected:)``
     ///   or ``StoreError/databaseFromFuture(unknownMigrations:)`` for a database this build must
     ///   not touch (changing nothing); ``StoreError/migrationFailed(migration:underlying:)`` when a
-    ///   migration's SQL fails (the database stays at the previous version).
+    ///   migration's SQL fails (the database stays at the previous version);
+    ///   ``StoreError/invalidConfiguration(reason:)`` for record types or app migrations that
+    ///   cannot work (checked before the file is touched).
     public static func open(at path: String, configuration: Configuration = .init()) async throws -> Store {
         try await openReportingCreation(at: path, configuration: configuration).store
     }
@@ -165,6 +167,7 @@ public final class Store: Sendable {
         at path: String, configuration: Configuration = .init()
     ) async throws -> (store: Store, created: Bool) {
         try await onBlockingQueue {
+            try Self.check(configuration)
             try StoreFile.checkNotAFolder(path)
             // A link to nothing: SQLite would create the file it names with the umask's mode,
             // not 0600 (an exclusive create does not follow a link).
@@ -190,18 +193,26 @@ public final class Store: Sendable {
     /// A store in memory, gone when the last reference goes: for tests and previews. Reads go
     /// through the writer's connection; there are no other processes to observe.
     ///
-    /// - Throws: ``StoreError/migrationFailed(migration:underlying:)`` if a migration fails.
+    /// - Throws: ``StoreError/migrationFailed(migration:underlying:)`` if a migration fails;
+    ///   ``StoreError/invalidConfiguration(reason:)`` as ``open(at:configuration:)`` does.
     public static func inMemory(configuration: Configuration = .init()) async throws -> Store {
         try await onBlockingQueue { try Store(opening: nil, configuration: configuration) }
     }
 
-    private convenience init(opening path: String?, configuration: Configuration) throws {
-        for type in configuration.recordTypes {
-            if let problem = RecordTypeCheck.problem(type) { preconditionFailure("Store.Configuration.recordTypes: \(problem)") }
+    /// Refuses a configuration that cannot work, before any file is touched. Thrown, not
+    /// trapped: an app's configuration is its input (a kind registered twice, a table of the
+    /// store's own, a name SQLite reads as a keyword, two migrations with one version).
+    private static func check(_ configuration: Configuration) throws {
+        if let problem = RecordTypeCheck.problem(configuration.recordTypes) {
+            throw StoreError.invalidConfiguration(reason: "recordTypes: \(problem)")
         }
-        precondition(
-            Set(configuration.recordTypes.map { $0.kind }).count == configuration.recordTypes.count,
-            "Store.Configuration.recordTypes: a kind is registered twice")
+        if let app = configuration.appMigrations, let problem = app.problem {
+            throw StoreError.invalidConfiguration(reason: "appMigrations: \(problem)")
+        }
+    }
+
+    private convenience init(opening path: String?, configuration: Configuration) throws {
+        try Self.check(configuration)
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)

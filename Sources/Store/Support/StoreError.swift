@@ -27,6 +27,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case notAStore(path: String, reason: String)
     /// The store does not exist, and was opened with `createIfMissing` false.
     case storeNotFound(path: String)
+    /// `Store.Configuration` cannot be used (an app's record kind or migrations): nothing was
+    /// opened.
+    case invalidConfiguration(reason: String)
 
     public var description: String {
         switch self {
@@ -55,6 +58,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "\(path) is not a store: \(reason); refusing to open it (it was left unchanged)"
         case .storeNotFound(let path):
             "the store \(path) does not exist"
+        case .invalidConfiguration(let reason):
+            "the store's configuration cannot be used: \(reason)"
         }
     }
 
