@@ -19,8 +19,9 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// at most 10^12 + 10^18, so every step fits in Int64 before it is checked.
     public static let maximum = Money(minorUnits: 1_000_000_000_000)
 
-    /// Parses a plain decimal such as `2.49`, `3`, `0.1` or `1e2`: at least 0, at most two
-    /// fraction digits. Nil for anything else (`0.125`, `-1`, `abc`, `1e999`).
+    /// Parses a plain decimal such as `2.49`, `3`, `0.1` or `1e2` (`5.` and `.5` too, as 5.00
+    /// and 0.50): at least 0, at most two fraction digits. Nil for anything else (`0.125`, `-1`,
+    /// `abc`, `1e999`).
     public init?(_ text: String) {
         guard let cents = Money.parseCents(text) else { return nil }
         self.minorUnits = cents
@@ -182,14 +183,18 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
 extension Money: Codable {
     /// Encoded as a JSON number with the exact value (`2.49`), decoded from one; a number with
     /// more than two fraction digits, or a negative one, is a decoding error.
+    /// Reads what `encode(to:)` writes: a number with at most 2 fraction digits, negative
+    /// included (`Money(minorUnits: -5)` encoded, then failed to decode).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let decimal = try container.decode(Decimal.self)
-        guard let money = Money(NSDecimalNumber(decimal: decimal).stringValue) else {
+        let text = NSDecimalNumber(decimal: decimal).stringValue
+        let negative = text.hasPrefix("-")
+        guard let magnitude = Money(negative ? String(text.dropFirst()) : text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "\(decimal) is not an amount of money: at least 0, at most 2 fraction digits")
+                in: container, debugDescription: "\(decimal) is not an amount of money: at most 2 fraction digits")
         }
-        self = money
+        self = negative ? Money(minorUnits: -magnitude.minorUnits) : magnitude
     }
 
     public func encode(to encoder: any Encoder) throws {
