@@ -14,7 +14,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .customLong("busy-timeout"),
         help: ArgumentHelp(
-            "Seconds a write waits for another process's write before failing (default: $STORECTL_BUSY_TIMEOUT, else 60).",
+            "Seconds, 0 to 86400 (fractions too), a write waits for another process's write before failing (default: $STORECTL_BUSY_TIMEOUT, else 60).",
             valueName: "seconds"))
     var busyTimeout: BusyTimeout?
 

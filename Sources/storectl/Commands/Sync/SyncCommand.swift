@@ -23,7 +23,9 @@ struct SyncRunCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var cache: ImageCacheOptions
-    @Argument(help: "A feed file path, an http(s) URL, or - for stdin.") var source: FeedSource
+    @Argument(
+        help: "A feed file path, an http(s) URL, - for stdin, or a published folder (or its manifest.json, by path or URL).")
+    var source: FeedSource
     @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
     @Flag(help: "Fetch every page unconditionally and reconcile (implied by a policy other than the last sync's).")
@@ -31,9 +33,15 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(
-        name: .customLong("max-bytes"), help: ArgumentHelp("The most bytes read per page (default 256MiB).", valueName: "size"))
+        name: .customLong("max-bytes"),
+        help: ArgumentHelp(
+            "The most bytes read per page or published file: bytes, or with KiB, MiB or GiB (default: 256MiB).",
+            valueName: "size"))
     var maxBytes: ByteSize?
-    @Option(help: "Seconds an HTTP request may wait for data, retries included: no retry starts after that.")
+    @Option(
+        help: ArgumentHelp(
+            "Whole seconds, 1 to 604800, an HTTP request may wait for data, retries included: no retry starts after that.",
+            valueName: "seconds"))
     var timeout: Int = 30
 
     func validate() throws {
