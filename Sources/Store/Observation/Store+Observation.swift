@@ -12,8 +12,10 @@ extension Store {
     /// - **End**: it finishes when the consuming task is cancelled or the store is closed.
     /// - **Cancellation** releases everything it held: its registration with the store and the
     ///   read connection (connections are only borrowed for each fetch).
+    /// - **Buffering**: only the newest value waits for a consumer that has not taken it yet (a
+    ///   slow consumer gets the latest value, never a backlog of older ones).
     public func observe<Value>(_ observation: ValueObservation<Value>) -> AsyncThrowingStream<Value, any Error> {
-        AsyncThrowingStream { continuation in
+        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             // Signals that something relevant changed; buffering the newest one coalesces bursts.
             let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             // Subscribed here, before the first fetch, so no commit falls between the two.
@@ -64,7 +66,10 @@ extension Store {
     /// one): every transaction this process commits after the call, and every one another
     /// process commits once the stream's start is read, a moment after the call (use
     /// `changesFromNow(of:)` to wait for that moment); never fails; finishes when the consuming
-    /// task is cancelled or the store is closed; cancelling removes its registration.
+    /// task is cancelled or the store is closed; cancelling removes its registration. Nothing
+    /// is dropped: batches a consumer has not taken yet are buffered, without a bound, so a
+    /// consumer that stops reading without ending its iteration (or dropping the stream) holds
+    /// every later batch in memory (`observe` keeps only the newest value).
     public func changes(of kinds: Set<RecordKind>? = nil) -> AsyncStream<ChangeBatch> {
         changeStream(of: kinds, readsStart: true).stream
     }
