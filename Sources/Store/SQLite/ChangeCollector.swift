@@ -680,8 +680,11 @@ struct ChangeList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArr
     /// The last change's operation if it is of this record (compared in place: no `Change` is
     /// made); nil if it is another record's, or there is none.
     func lastOperation(ifOf kind: RecordKind, _ key: String) -> Change.Operation? {
-        // Byte for byte, as SQLite compares keys (see `RecordID`).
-        guard let last = entries.last, FeedFields.sameBytes(last.key, key), kinds[Int(last.kind)] == kind else { return nil }
+        // Byte for byte, as SQLite compares keys (see `RecordID`); String's `==` first, which is
+        // false for most pairs at once (a small ASCII key is compared inline) and never false for
+        // equal bytes.
+        guard let last = entries.last, last.key == key, FeedFields.sameBytes(last.key, key), kinds[Int(last.kind)] == kind
+        else { return nil }
         return last.operation
     }
 
