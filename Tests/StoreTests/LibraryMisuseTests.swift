@@ -187,6 +187,28 @@ struct LibraryMisuseTests {
                 }
             }
             #expect(try await store.frameworks.count() == 0)
+            // In a batch, each write runs in the writer's savepoint: a closure that released it,
+            // or opened one of its name, then threw kept its rows in the batch's commit.
+            let gate = Gate()
+            let holding = Task { try await store.write { _ in gate.pass() } }
+            await gate.waitUntilEntered()
+            let batch = ["RELEASE SAVEPOINT batched_write", "SAVEPOINT Batched_Write"].map { statement in
+                Task {
+                    try await store.write { db in
+                        try db.frameworks.insert(Self.framework("kept-by-\(statement)"))
+                        try db.execute(statement)
+                        throw Thrown()
+                    }
+                }
+            }
+            let honest = Task { try await store.frameworks.insert(Self.framework("honest")) }
+            #expect(await eventually(within: 60) { store.writer.queuedWrites == 3 })
+            gate.open()
+            try await holding.value
+            for write in batch { await #expect(throws: (any Error).self) { try await write.value } }
+            try await honest.value
+            #expect(try await store.frameworks.fetchAll().map(\.id) == ["honest"])
+            try await store.frameworks.delete("honest")
             // Savepoints stay the closure's to use.
             try await store.write { db in
                 try db.execute("SAVEPOINT mine")

@@ -41,6 +41,9 @@ public final class Database {
     /// Whether `PRAGMA query_only` stays as it is: a statement that sets it fails (readers, and
     /// an in-memory store's reads, keep it ON so that a read writes nothing).
     var locksQueryOnly = false
+    /// The savepoint the writer opens around each write of a batch (`DatabaseWriter`), which a
+    /// caller's closure may not name.
+    static let writerSavepoint = "batched_write"
     /// What the authorizer saw of the statement being prepared (see `Statement.guardedKind`).
     var preparedGuardedKind: Statement.GuardedKind = .none
 
@@ -99,6 +102,10 @@ public final class Database {
     fileprivate func authorize(_ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?) -> Int32 {
         switch action {
         case SQLITE_TRANSACTION: preparedGuardedKind = .transactionControl
+        // The writer's own savepoint around each write of a batch: a closure that released it,
+        // or opened one of the same name, then threw kept its rows in the batch's commit.
+        case SQLITE_SAVEPOINT where fourth.map({ sqlite3_stricmp($0, Self.writerSavepoint) == 0 }) == true:
+            preparedGuardedKind = .transactionControl
         case SQLITE_PRAGMA where fourth != nil && third.map({ sqlite3_stricmp($0, "query_only") == 0 }) == true:
             if locksQueryOnly { return SQLITE_DENY }
             preparedGuardedKind = .queryOnlyChange

@@ -28,8 +28,9 @@ final class Statement {
     /// Statements `step` refuses in some states of their connection (see `Database`).
     enum GuardedKind {
         case none
-        /// BEGIN, COMMIT, END or ROLLBACK (not ROLLBACK TO a savepoint): refused inside a
-        /// caller's read or write closure.
+        /// BEGIN, COMMIT, END or ROLLBACK (not ROLLBACK TO a savepoint), or a savepoint
+        /// statement naming the writer's own savepoint: refused inside a caller's read or write
+        /// closure.
         case transactionControl
         /// `PRAGMA query_only = ...`: refused while the connection locks it.
         case queryOnlyChange
