@@ -281,8 +281,8 @@ struct AppKindRegistrationTests {
         arguments: [
             ("frameworks", ["id"], "is the store's own"),
             ("change_log", ["id"], "is the store's own"),
-            ("order", ["id"], "is an SQL keyword"),
-            ("things", ["id", "values"], "is an SQL keyword"),
+            ("order", ["id"], "SQLite cannot read as a name"),
+            ("things", ["id", "values"], "SQLite cannot read as a name"),
         ])
     func refused(_ table: String, _ columns: [String], _ reason: String) async throws {
         MisregisteredKind.tableName = table
@@ -298,6 +298,19 @@ struct AppKindRegistrationTests {
                 return text.contains(reason) && text.contains(table == "things" ? "'values'" : "'\(table)'")
             }
             #expect(!FileManager.default.fileExists(atPath: directory.databasePath))
+        }
+    }
+
+    @Test("keywords SQLite reads as names are accepted (key, end, first, action, row, filter...)")
+    func keywordsThatWorkAsNames() {
+        for name in [
+            "key", "end", "first", "last", "desc", "action", "row", "rows", "temp", "view", "plan", "query",
+            "no", "of", "match", "filter", "range", "replace", "offset", "text", "due",
+        ] {
+            #expect(RecordTypeCheck.compilesAsName(name), "\(name)")
+        }
+        for name in ["order", "values", "select", "where", "group", "table", "from"] {
+            #expect(!RecordTypeCheck.compilesAsName(name), "\(name)")
         }
     }
 

@@ -80,16 +80,39 @@ enum RecordTypeCheck {
         if reservedTables.contains(type.table) || type.table.hasPrefix("sqlite_") {
             return "the table '\(type.table)' of kind '\(name)' is the store's own"
         }
-        if isKeyword(type.table) { return "the table '\(type.table)' of kind '\(name)' is an SQL keyword" }
         if type.columns.isEmpty { return "the kind '\(name)' declares no column" }
         if let column = type.columns.first(where: { !RecordKind.isPlainName($0) }) {
             return "the column '\(column)' of kind '\(name)' must be lowercase letters, digits and _"
         }
         // Names go into the kind's SQL unquoted: `order` or `values` failed at the first use.
-        if let column = type.columns.first(where: isKeyword) {
-            return "the column '\(column)' of kind '\(name)' is an SQL keyword"
+        // Many keywords work as names (`key`, `end`, `first`): only one SQLite cannot read is
+        // refused, by compiling the shapes the kind's SQL takes.
+        if let unreadable = ([type.table] + type.columns).first(where: { !compilesAsName($0) }) {
+            return "the name '\(unreadable)' of kind '\(name)' is an SQL keyword SQLite cannot read as a name"
         }
         return nil
+    }
+
+    /// Whether `name` compiles unquoted as a table and column name where a kind's SQL puts one,
+    /// on a scratch in-memory connection.
+    static func compilesAsName(_ name: String) -> Bool {
+        guard sqlite3_keyword_check(name, Int32(name.utf8.count)) != 0 else { return true }
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(":memory:", &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nil) == SQLITE_OK else {
+            sqlite3_close_v2(handle)
+            return false
+        }
+        defer { sqlite3_close_v2(handle) }
+        for sql in [
+            "CREATE TABLE \(name) (\(name) TEXT PRIMARY KEY, other TEXT)",
+            "SELECT \(name), \(name).\(name) FROM \(name) WHERE \(name) IS ?1 ORDER BY \(name)",
+            "INSERT INTO \(name) (\(name), other) VALUES (?1, ?2) ON CONFLICT (\(name)) DO UPDATE SET \(name) = excluded.\(name)",
+            "UPDATE \(name) SET \(name) = ?1 WHERE \(name) = ?2",
+            "DELETE FROM \(name) WHERE \(name) = ?1",
+        ] {
+            if sqlite3_exec(handle, sql.hasPrefix("CREATE") ? sql : "EXPLAIN " + sql, nil, nil, nil) != SQLITE_OK { return false }
+        }
+        return true
     }
 
     /// Every problem of the registered kinds together: each one's own, a kind registered
@@ -104,8 +127,4 @@ enum RecordTypeCheck {
         return nil
     }
 
-    /// Whether SQLite takes `name` for a keyword (`sqlite3_keyword_check`).
-    static func isKeyword(_ name: String) -> Bool {
-        name.withCString { sqlite3_keyword_check($0, Int32(strlen($0))) != 0 }
-    }
 }
