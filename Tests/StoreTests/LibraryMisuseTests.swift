@@ -168,6 +168,16 @@ struct LibraryMisuseTests {
             await #expect(throws: SQLiteError.self) { try await store.read { try $0.fetchAll("SELECT 1; SELECT 2") } }
             #expect(try await store.events.count() == 0)
             #expect(try await store.read { try $0.fetchAll("SELECT id FROM notes") }.count == 2)
+            // A long script: one statement after another (it recursed once per statement, and
+            // cached each rest of the script).
+            let script = (0..<20_000).map { "INSERT INTO notes VALUES ('n\($0)'); -- row \($0)" }.joined(separator: "\n")
+            let cached = try await store.write { db -> Int in
+                let before = db.cachedStatementCount
+                try db.execute(script)
+                return db.cachedStatementCount - before
+            }
+            #expect(cached <= 1)
+            #expect(try await store.read { try $0.fetchOne("SELECT count(*) FROM notes")?[0].integerValue } == 20_002)
         }
     }
 

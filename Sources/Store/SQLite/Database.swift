@@ -224,7 +224,7 @@ public final class Database {
     /// those the tables write.
     public func execute(_ sql: String, _ arguments: [SQLValue] = []) throws {
         let statement = try cachedStatement(sql)
-        if statement.remainder != nil, !arguments.isEmpty {
+        if statement.nextOffset != nil, !arguments.isEmpty {
             throw SQLiteError(
                 extendedCode: SQLiteError.misuse, message: "arguments are bound to one statement, and this SQL holds several",
                 sql: sql)
@@ -234,7 +234,15 @@ public final class Database {
             defer { statement.reset() }
             while try statement.step() {}
         }
-        if let remainder = statement.remainder { try execute(remainder) }
+        // The rest one by one, in a loop (not recursion: a script of any length), each prepared
+        // where it begins in the one string and not cached.
+        var next = statement.nextOffset
+        while let offset = next {
+            let following = try Statement(database: self, sql: sql, from: offset)
+            try following.bind([])
+            while try following.step() {}
+            next = following.nextOffset
+        }
     }
 
     /// Runs one statement of literal SQL with arguments, discarding any rows (hot paths).
@@ -357,7 +365,7 @@ public final class Database {
     /// The cached statement of a query: one statement (a second one after it would never run).
     private func queryStatement(_ sql: String) throws -> Statement {
         let statement = try cachedStatement(sql)
-        if statement.remainder != nil {
+        if statement.nextOffset != nil {
             throw SQLiteError(
                 extendedCode: SQLiteError.misuse, message: "a query is one statement, and this SQL holds more after the first",
                 sql: sql)

@@ -18,10 +18,11 @@ final class Statement {
     /// neither grows its array step by step (a copy of every row done so far, each time) nor
     /// touches fresh pages for the copies.
     var lastRowCount = 0
-    /// The SQL after this statement's end, if it holds more than whitespace, `;` and comments:
-    /// `Database.execute` runs it next, a query refuses it (SQLite prepares the first statement
-    /// only, and the rest used to be dropped without a word).
-    let remainder: String?
+    /// Where the next statement of the SQL this one was prepared from begins (a UTF-8 offset in
+    /// it), if anything but whitespace, `;` and comments follows this one: `Database.execute`
+    /// runs it next, a query refuses it (SQLite prepares the first statement only, and the rest
+    /// used to be dropped without a word).
+    let nextOffset: Int?
     /// What this statement is, for the checks `step` makes against its connection's state.
     let guardedKind: GuardedKind
 
@@ -36,14 +37,17 @@ final class Statement {
         case queryOnlyChange
     }
 
-    init(database: Database, sql: String) throws {
+    /// Prepares the statement of `sql` that begins at UTF-8 offset `offset` (the first, by
+    /// default). Only a statement cached for reuse is prepared as persistent.
+    init(database: Database, sql: String, from offset: Int = 0) throws {
         var pointer: OpaquePointer?
         database.changeCollector?.preparedSavepoint = nil
         database.preparedGuardedKind = .none
-        var consumed = 0
+        var consumed = offset
+        let flags = UInt32(offset == 0 ? SQLITE_PREPARE_PERSISTENT : 0)
         let rc = sql.withCString { start -> Int32 in
             var tail: UnsafePointer<CChar>?
-            let rc = sqlite3_prepare_v3(database.handle, start, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, &tail)
+            let rc = sqlite3_prepare_v3(database.handle, start + offset, -1, flags, &pointer, &tail)
             if let tail { consumed = tail - start }
             return rc
         }
@@ -53,17 +57,17 @@ final class Statement {
             throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)
         }
         self.handle = pointer
-        self.sql = sql
+        self.sql = offset == 0 ? sql : String(Substring(sql.utf8.dropFirst(offset).prefix(consumed - offset)))
         self.database = database
-        self.remainder = Self.statements(after: consumed, in: sql)
+        self.nextOffset = Self.nextStatement(after: consumed, in: sql)
         self.guardedKind = database.preparedGuardedKind
         self.savepoint = database.changeCollector?.preparedSavepoint
         database.changeCollector?.preparedSavepoint = nil
     }
 
-    /// The rest of `sql` from UTF-8 offset `offset`, or nil if it holds only whitespace, `;` and
-    /// comments.
-    private static func statements(after offset: Int, in sql: String) -> String? {
+    /// The UTF-8 offset in `sql` of the next statement from `offset` on, or nil if only
+    /// whitespace, `;` and comments follow.
+    private static func nextStatement(after offset: Int, in sql: String) -> Int? {
         let rest = sql.utf8.dropFirst(offset)
         var index = rest.startIndex
         func next(_ byte: UInt8, after position: String.UTF8View.Index) -> Bool {
@@ -83,7 +87,7 @@ final class Statement {
                 }
                 index = index < rest.endIndex ? rest.index(index, offsetBy: 2) : index
             } else {
-                return String(Substring(rest[index...]))
+                return sql.utf8.distance(from: sql.utf8.startIndex, to: index)
             }
         }
         return nil
