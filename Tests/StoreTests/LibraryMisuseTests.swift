@@ -254,7 +254,9 @@ struct LibraryMisuseTests {
         await #expect(throws: SQLiteError.self) {
             try await memory.read { try $0.execute("INSERT INTO frameworks VALUES ('m', 'n', 'i', 'u', 'd')") }
         }
-        await #expect(throws: SQLiteError.self) { try await memory.read { try $0.execute("PRAGMA query_only = OFF") } }
+        for pragma in ["PRAGMA query_only = OFF", "PRAGMA query_only = ON", "PRAGMA user_version = 7"] {
+            await #expect(throws: SQLiteError.self) { try await memory.read { try $0.execute(pragma) } }
+        }
         #expect(try await memory.frameworks.count() == 0)
         // And writes still write, after those reads.
         try await memory.frameworks.insert(Self.framework("after"))

@@ -38,6 +38,9 @@ public final class Database {
     /// then fails, as the store's transaction is the store's. A raw `COMMIT` in a write closure
     /// that then threw left its writes committed, and a read closure could commit its own.
     var runsCallerClosure = false
+    /// Whether a statement that writes fails when run (`sqlite3_stmt_readonly`): an in-memory
+    /// store's reads, which run on the writer's connection.
+    var refusesWrites = false
     /// Whether `PRAGMA query_only` stays as it is: a statement that sets it fails (readers, and
     /// an in-memory store's reads, keep it ON so that a read writes nothing).
     var locksQueryOnly = false

@@ -188,7 +188,7 @@ final class Statement {
     /// Advances to the next row: true if there is one, false when done.
     func step() throws -> Bool {
         // Checked when run, not when prepared: a statement is cached and run again later.
-        if guardedKind != .none { try checkAllowed() }
+        if guardedKind != .none || database.refusesWrites { try checkAllowed() }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE:
@@ -204,6 +204,9 @@ final class Statement {
     func reset() { sqlite3_reset(handle) }
 
     private func checkAllowed() throws {
+        if database.refusesWrites, sqlite3_stmt_readonly(handle) == 0 {
+            throw SQLiteError(extendedCode: SQLiteError.readOnly, message: "a read may not write", sql: sql)
+        }
         switch guardedKind {
         case .transactionControl where database.runsCallerClosure:
             throw SQLiteError(

@@ -257,14 +257,15 @@ public final class Store: Sendable {
     ///   once the store is closed.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if let readers { return try await readers.read(body) }
-        // Read-only as a reader's connection is (an in-memory read used to write): query_only,
-        // which the closure may not turn off. Its write then fails and rolls back only itself.
+        // Read-only as a reader's connection is (an in-memory read used to write): a statement
+        // that writes fails when run, and query_only may not be touched. (Not by setting
+        // query_only: a flag pragma expires every prepared statement of the connection.)
         return try await writer.write { db in
-            try db.execute(literal: "PRAGMA query_only = ON")
+            db.refusesWrites = true
             db.locksQueryOnly = true
             defer {
+                db.refusesWrites = false
                 db.locksQueryOnly = false
-                try? db.execute(literal: "PRAGMA query_only = OFF")
             }
             return try body(db)
         }
