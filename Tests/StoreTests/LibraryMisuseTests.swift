@@ -279,20 +279,4 @@ struct LibraryMisuseTests {
         }
     }
 
-    @Test("observe keeps only the newest value for a consumer that is not reading (it queued one per commit)")
-    func observeBuffersOnlyTheNewestValue() async throws {
-        try await withTemporaryStore { store, _ throws in
-            var values = store.observe(.allFrameworks).makeAsyncIterator()
-            #expect(try await values.next()?.count == 0)
-            for index in 0..<50 { try await store.frameworks.insert(Self.framework("f\(index)")) }
-            // The observation catches up meanwhile, while nobody reads.
-            try await Task.sleep(for: .seconds(2))
-            var received = 0
-            while let value = try await values.next() {
-                received += 1
-                if value.count == 50 { break }
-            }
-            #expect(received <= 3, "\(received) values were waiting")
-        }
-    }
 }

@@ -12,10 +12,12 @@ extension Store {
     /// - **End**: it finishes when the consuming task is cancelled or the store is closed.
     /// - **Cancellation** releases everything it held: its registration with the store and the
     ///   read connection (connections are only borrowed for each fetch).
-    /// - **Buffering**: only the newest value waits for a consumer that has not taken it yet (a
-    ///   slow consumer gets the latest value, never a backlog of older ones).
+    /// - **Buffering**: values the consumer has not taken yet wait for it, one per coalesced
+    ///   burst of changes, without a bound: a consumer that stops reading without ending its
+    ///   iteration holds them all. (Keeping only the newest could hand a slow consumer the same
+    ///   value twice in a row, when a value changes and changes back before it reads.)
     public func observe<Value>(_ observation: ValueObservation<Value>) -> AsyncThrowingStream<Value, any Error> {
-        AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+        AsyncThrowingStream { continuation in
             // Signals that something relevant changed; buffering the newest one coalesces bursts.
             let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
             // Subscribed here, before the first fetch, so no commit falls between the two.
@@ -69,7 +71,7 @@ extension Store {
     /// task is cancelled or the store is closed; cancelling removes its registration. Nothing
     /// is dropped: batches a consumer has not taken yet are buffered, without a bound, so a
     /// consumer that stops reading without ending its iteration (or dropping the stream) holds
-    /// every later batch in memory (`observe` keeps only the newest value).
+    /// every later batch in memory.
     public func changes(of kinds: Set<RecordKind>? = nil) -> AsyncStream<ChangeBatch> {
         changeStream(of: kinds, readsStart: true).stream
     }
