@@ -7,8 +7,8 @@ enum StoreAccess {
     /// records that must already be there (update, delete, prune, watch, the dry runs): on a
     /// mistyped path they could only fail, or watch a file nothing writes to.
     case existing
-    /// As `existing`, but an empty file is opened as the new store it is, every migration
-    /// pending (migrate status, migrate --dry-run; they apply none).
+    /// As `existing`, but an empty file is read as the new store it is, every migration
+    /// pending, and left empty (migrate status, migrate --dry-run; they apply none).
     case inspecting
     /// The file is created (mode 0600) if missing: for commands that add (sync, add, images put,
     /// migrate). If the command then fails, the file it created is removed again, so a failed

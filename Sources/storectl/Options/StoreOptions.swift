@@ -121,18 +121,21 @@ struct StoreOptions: ParsableArguments {
             }
         }
         configuration.createIfMissing = access == .creating || isDefaultLocation
-        if access == .existing, !isDefaultLocation {
-            // The library makes an empty file a new store: a `list` migrated it in place.
-            var status = stat()
-            if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 {
-                throw CLIError(
-                    "the store \(path) is an empty file, not a store yet (a command that adds, or migrate, makes it one)")
-            }
+        // The library makes an empty file a new store: a `list` migrated it in place.
+        if access == .existing, !isDefaultLocation, Self.isEmptyFile(path) {
+            throw CLIError("the store \(path) is an empty file, not a store yet (a command that adds, or migrate, makes it one)")
         }
         let store: Store
         let created: Bool
         do {
-            (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
+            if access == .inspecting, Self.isEmptyFile(path) {
+                // An empty file is a new store, every migration pending: said from a store in
+                // memory, so the file stays empty (opened, it got SQLite's header and WAL mode,
+                // and the next read command migrated it).
+                (store, created) = (try await Store.inMemory(configuration: configuration), false)
+            } else {
+                (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
+            }
         } catch {
             throw Self.describe(error, path: path)
         }
@@ -158,6 +161,12 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// A store's error as one sentence that names the file, once.
+    /// Whether `path` is a regular file of 0 bytes.
+    private static func isEmptyFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && status.st_size == 0
+    }
+
     /// The plain sentence for a SQLite error that is about the store's file, not the command:
     /// SQLITE_READONLY, a store file read-only to this user (its permissions, an immutable flag,
     /// a read-only file system), was "SQLite error 8: attempt to write a readonly database -
