@@ -192,6 +192,7 @@ final class ReaderPool: @unchecked Sendable {
         case open
         case wait
         case closed
+        case cancelled
     }
 
     private func acquire(_ waiter: Waiter) {
@@ -202,6 +203,9 @@ final class ReaderPool: @unchecked Sendable {
                 openCount += 1
                 return .open
             }
+            // Cancelled before it could queue: `abandon` (which takes this lock after setting
+            // the flag) found nothing to answer, so it is answered here, not after a wait.
+            if waiter.cancellation?.isCancelled == true { return .cancelled }
             waiting.append(waiter)
             return .wait
         }
@@ -210,6 +214,7 @@ final class ReaderPool: @unchecked Sendable {
         case .open: open(for: waiter)
         case .wait: break
         case .closed: waiter.fail(StoreError.closed)
+        case .cancelled: waiter.fail(CancellationError())
         }
     }
 

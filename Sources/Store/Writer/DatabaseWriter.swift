@@ -103,6 +103,7 @@ actor DatabaseWriter {
                     body: body, rerunnable: rerunnable, cancellation: cancellation, continuation: continuation)
                 switch mailbox.post(write) {
                 case .refused: write.finish(StoreError.closed)
+                case .cancelled: write.finish(CancellationError())
                 case .wakeWriter: wake()
                 case .queued: break
                 }
@@ -476,13 +477,15 @@ private final class WriteMailbox: @unchecked Sendable {
     /// How long `waitUntilQueued` polls before it blocks.
     static let spinLimit: Duration = .microseconds(100)
 
-    enum Posted { case queued, wakeWriter, refused }
+    enum Posted { case queued, wakeWriter, refused, cancelled }
 
     /// Queues `write`; `.wakeWriter` if the writer was idle and must be woken by the caller,
-    /// `.refused` once closed (the write is then not queued).
+    /// `.refused` once closed, `.cancelled` if its caller was cancelled already (then it is not
+    /// queued: `withdraw`, called after the flag is set and under this lock, found nothing).
     func post(_ write: any PendingWrite) -> Posted {
         lock.withLock {
             if closed { return .refused }
+            if write.cancellation.isCancelled { return .cancelled }
             pending.append(write)
             if writerWaits { lock.signal() }
             if draining { return .queued }
