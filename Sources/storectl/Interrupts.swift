@@ -8,7 +8,8 @@ import Store
 /// command blocked in a call that no cancellation reaches: a write to a pipe nobody reads).
 /// A command so interrupted exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM),
 /// what a shell reports for a process the signal killed; one that finished all the same (the
-/// signal came too late to stop it) exits as it would have.
+/// signal came too late to stop it) exits as it would have, if it also ends (closing its
+/// store) within `grace` of the signal.
 final class Interrupts: @unchecked Sendable {
     // Why @unchecked Sendable is safe: `received`, `handler` and `sources` are read and written
     // only while `lock` is held, `handledFlag` only while `handledCondition` is; the signal
@@ -56,7 +57,16 @@ final class Interrupts: @unchecked Sendable {
     /// How long a cancelled command has to end before the first signal exits as a second would.
     /// Cancellation ends every command within milliseconds where it checks for it (a rollback,
     /// a closed store); this bounds the rest, generously for a loaded machine.
-    static let grace: DispatchTimeInterval = .seconds(5)
+    /// (Tests that show a command ends on its own, by cancellation, set a longer one with
+    /// `STORECTL_TEST_INTERRUPT_GRACE` seconds; debug builds only.)
+    static let grace: DispatchTimeInterval = {
+        #if DEBUG
+            if let text = ProcessInfo.processInfo.environment["STORECTL_TEST_INTERRUPT_GRACE"], let seconds = Int(text) {
+                return .seconds(seconds)
+            }
+        #endif
+        return .seconds(5)
+    }()
 
     private func receive(_ number: Int32) {
         let handler = lock.withLock { () -> (@Sendable () -> Void)? in

@@ -35,10 +35,15 @@ struct BlockedCommandInterruptTests {
         try await Task.sleep(for: .milliseconds(300))
     }
 
+    /// The watchdog that ends a command 5 s after the first signal, put beyond the tests' wait:
+    /// the commands these tests interrupt must end by their own cancellation.
+    static let noGrace: [String: String?] = ["STORECTL_TEST_INTERRUPT_GRACE": "3600"]
+
     func interrupt(_ process: BackgroundProcess, with signal: Int32) async throws -> Int32? {
         try await waitUntilSignalsAreCaught(process)
         process.send(signal)
-        // A bound that only stops a hang: the first signal used to be ignored for good.
+        // A bound that only stops a hang: the first signal used to be ignored for good (and the
+        // watchdog is out of reach: `noGrace`).
         let status = await process.waitForExit(within: .seconds(60))
         if status == nil { process.send(SIGKILL) }
         return status
@@ -47,7 +52,7 @@ struct BlockedCommandInterruptTests {
     @Test("images put - with a stdin that sends nothing: exit 130, no store created")
     func imagePutFromAStalledPipe() async throws {
         let storectl = try Storectl()
-        let put = try await storectl.start(["images", "put", "https://example.com/a.png", "-"])
+        let put = try await storectl.start(["images", "put", "https://example.com/a.png", "-"], environment: Self.noGrace)
         #expect(try await interrupt(put, with: SIGINT) == 128 + SIGINT, "\(put.stderr)")
         #expect(!FileManager.default.fileExists(atPath: storectl.db))
     }
@@ -57,7 +62,7 @@ struct BlockedCommandInterruptTests {
         let storectl = try Storectl()
         let fifo = storectl.directory.file("in.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let put = try await storectl.start(["images", "put", "https://example.com/a.png", fifo])
+        let put = try await storectl.start(["images", "put", "https://example.com/a.png", fifo], environment: Self.noGrace)
         #expect(try await interrupt(put, with: SIGTERM) == 128 + SIGTERM, "\(put.stderr)")
         #expect(!FileManager.default.fileExists(atPath: storectl.db))
     }
@@ -68,7 +73,7 @@ struct BlockedCommandInterruptTests {
         expectSuccess(try await storectl("migrate"))
         let fifo = storectl.directory.file("feed.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let sync = try await storectl.start(["sync", fifo])
+        let sync = try await storectl.start(["sync", fifo], environment: Self.noGrace)
         #expect(try await interrupt(sync, with: SIGINT) == 128 + SIGINT, "\(sync.stderr)")
         #expect(sync.stderr.contains("interrupted"), "\(sync.stderr)")
         #expect(try await storectl("frameworks", "list", "--json").output == "[]")
@@ -80,7 +85,7 @@ struct BlockedCommandInterruptTests {
         expectSuccess(try await storectl("migrate"))
         let fifo = storectl.directory.file("out.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let export = try await storectl.start(["export", "--out", fifo])
+        let export = try await storectl.start(["export", "--out", fifo], environment: Self.noGrace)
         #expect(try await interrupt(export, with: SIGINT) == 128 + SIGINT, "\(export.stderr)")
     }
 
