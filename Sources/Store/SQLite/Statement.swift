@@ -51,7 +51,14 @@ final class Statement {
             if let tail { consumed = tail - start }
             return rc
         }
-        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+        guard rc == SQLITE_OK else {
+            // Refused by the authorizer: say why, not "not authorized".
+            if rc == SQLITE_AUTH, database.locksQueryOnly {
+                throw SQLiteError(
+                    extendedCode: SQLiteError.readOnly, message: "a read may not write: query_only stays on", sql: sql)
+            }
+            throw database.error(rc, sql: sql)
+        }
         guard let pointer else {
             // SQLITE_OK without a statement: nothing but whitespace and comments ("not an error").
             throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "the SQL holds no statement", sql: sql)

@@ -172,7 +172,9 @@ struct StoreOptions: ParsableArguments {
     /// a read-only file system), was "SQLite error 8: attempt to write a readonly database -
     /// while executing" the statement. Nil for any other error.
     static func fileProblem(_ error: any Error, path: String) -> TerminalText? {
-        guard let error = error as? SQLiteError, error.code == SQLiteError.readOnly else { return nil }
+        // SQLITE_READONLY itself, not its extended codes (a database moved, a WAL that cannot be
+        // recovered...), which say something else and keep SQLite's words.
+        guard let error = error as? SQLiteError, error.extendedCode == SQLiteError.readOnly else { return nil }
         return
             "cannot write to the store \(path): it is read-only (its permissions, or a read-only file system); nothing was written"
     }
