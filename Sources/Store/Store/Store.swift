@@ -59,10 +59,13 @@ public final class Store: Sendable {
         /// The migrations this store applies: the embedded `Migrations/*.sql` by default.
         public var migrations: [Migration] = Migration.embedded
         /// An app's own record kinds, beside the built-in ones: synced, validated, exported,
-        /// counted and observed like them. Their tables come from `appMigrations`.
+        /// counted and observed like them. Their tables come from `appMigrations`. Opening
+        /// throws ``StoreError/invalidConfiguration(reason:)`` for a kind registered twice, two
+        /// kinds on one table, a name of the store's own, or a name SQLite cannot read unquoted.
         public var recordTypes: [any StoreRecord.Type] = []
         /// An app's own migrations, applied after the library's, recorded under the app's
-        /// namespace, checksummed and refused on edit the same way.
+        /// namespace, checksummed and refused on edit the same way. Opening throws
+        /// ``StoreError/invalidConfiguration(reason:)`` for two with one version.
         public var appMigrations: AppMigrations? = nil
         /// How sync and image loads reach the network: URLSession by default.
         public var transport: HTTPTransport = .live
