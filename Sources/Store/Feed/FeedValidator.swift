@@ -169,7 +169,11 @@ struct FeedValidator {
                         case let value: problem("next", "expected a string (a URL), found \(value.typeDescription)")
                         }
                     default:
-                        // Unknown members are ignored, so newer feeds still load.
+                        // Unknown members are ignored, so newer feeds still load; a kind's name
+                        // misspelled is refused (a feed of "framework" synced as empty).
+                        if let meant = misspelledKind(name) {
+                            problem(name, "is no member of the format; did you mean \(FeedFields.quote(meant))?")
+                        }
                         _ = try parser.readValue()
                     }
                 }
@@ -229,6 +233,21 @@ struct FeedValidator {
         if problemCount > 0 { throw FeedValidationError(problems: problems, totalCount: problemCount) }
     }
 
+    /// The member a feed most likely meant by `name`, if `name` is a kind's member misspelled:
+    /// the kind in the singular (`framework`) or its member in another case (`Frameworks`).
+    /// Nil for a kind's own member and for anything else (unknown members are ignored).
+    private func misspelledKind(_ name: String) -> String? {
+        for handler in kinds where !FeedFields.sameBytes(name, handler.kind.plural) {
+            let plural = handler.kind.plural
+            if FeedFields.sameBytes(name, handler.kind.rawValue) || name.lowercased() == plural
+                || name.lowercased() == handler.kind.rawValue
+            {
+                return plural
+            }
+        }
+        return nil
+    }
+
     private mutating func tombstones<Sink: FeedSink>(_ value: JSONValue, page: Int32, pageURL: URL, into sink: inout Sink) throws
     {
         guard value != .null else { return }
@@ -239,6 +258,11 @@ struct FeedValidator {
         for index in members.indices.dropFirst()
         where members[..<index].contains(where: { FeedFields.sameBytes($0.key, members[index].key) }) {
             problem("deleted", "the member \(FeedFields.quote(members[index].key)) appears more than once")
+        }
+        for member in members {
+            if let meant = misspelledKind(member.key) {
+                problem("deleted.\(member.key)", "is no kind of the format; did you mean \(FeedFields.quote(meant))?")
+            }
         }
         for (slot, handler) in kinds.enumerated() {
             let kind = handler.kind

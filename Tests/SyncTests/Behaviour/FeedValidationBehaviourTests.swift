@@ -80,6 +80,16 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
         InvalidFeed("version \"1\"", #"{"version": "1"}"#, [("version", "must be 1, found the string '1'")], total: 1),
         InvalidFeed("version 1.0", #"{"version": 1.0}"#, [("version", "must be 1")], total: 1),
         InvalidFeed("version missing", #"{"frameworks": []}"#, [("version", "is required")], total: 1),
+        // A kind's name misspelled: such a feed synced as empty ("applied", nothing changed).
+        InvalidFeed(
+            "a kind in the singular", #"{"version": 1, "framework": [{"id": "a"}]}"#,
+            [("framework", "did you mean 'frameworks'?")], total: 1),
+        InvalidFeed(
+            "a kind's member in another case", #"{"version": 1, "Events": []}"#, [("Events", "did you mean 'events'?")],
+            total: 1),
+        InvalidFeed(
+            "a tombstone kind misspelled", #"{"version": 1, "deleted": {"framework": ["a"]}}"#,
+            [("deleted.framework", "did you mean 'frameworks'?")], total: 1),
         InvalidFeed(
             "duplicate id within a kind", #"{"version": 1, "frameworks": [\#(framework), \#(framework)]}"#,
             [("frameworks[1].id", "'f' is a duplicate: it already appears at")], total: 1),
