@@ -30,6 +30,21 @@ struct LibraryMisuseTests {
         func open() { semaphore.signal() }
     }
 
+    /// Cancels `task` while `gate` holds the operation ahead of it, and whether `task` ended
+    /// before the gate opened (it is opened afterwards either way).
+    static func cancelEndsBeforeTheGateOpens<T: Sendable>(_ task: Task<T, any Error>, _ gate: Gate) async -> Bool {
+        task.cancel()
+        let finished = LockedBox(false)
+        let watcher = Task {
+            _ = await task.result
+            finished.withLock { $0 = true }
+        }
+        let ended = await eventually(within: 30) { finished.withLock { $0 } }
+        gate.open()
+        _ = await watcher.value
+        return ended
+    }
+
     @Test("two close() calls at once both return (the second waited forever), ten times over")
     func concurrentCloses() async throws {
         for _ in 0..<10 {
@@ -61,16 +76,8 @@ struct LibraryMisuseTests {
             let queued = Task { try await store.read { _ in ran.withLock { $0 = true } } }
             // Queued behind the long read (the only connection) before it is cancelled.
             #expect(await eventually(within: 60) { store.readers?.waitingReads == 1 })
-            queued.cancel()
-            let finished = LockedBox(false)
-            let watcher = Task {
-                _ = await queued.result
-                finished.withLock { $0 = true }
-            }
             // It used to wait for the long read to end: here, until the gate opened.
-            #expect(await eventually(within: 30) { finished.withLock { $0 } }, "the cancelled read waited for the one ahead")
-            gate.open()
-            _ = await watcher.value
+            #expect(await Self.cancelEndsBeforeTheGateOpens(queued, gate), "the cancelled read waited for the one ahead")
             await #expect(throws: CancellationError.self) { try await queued.value }
             #expect(!ran.withLock { $0 })
             try await long.value
@@ -85,15 +92,7 @@ struct LibraryMisuseTests {
             await gate.waitUntilEntered()
             let queued = Task { try await store.frameworks.insert(Self.framework("queued")) }
             #expect(await eventually(within: 60) { store.writer.queuedWrites == 1 })
-            queued.cancel()
-            let finished = LockedBox(false)
-            let watcher = Task {
-                _ = await queued.result
-                finished.withLock { $0 = true }
-            }
-            #expect(await eventually(within: 30) { finished.withLock { $0 } }, "the cancelled write waited for the one ahead")
-            gate.open()
-            _ = await watcher.value
+            #expect(await Self.cancelEndsBeforeTheGateOpens(queued, gate), "the cancelled write waited for the one ahead")
             await #expect(throws: CancellationError.self) { try await queued.value }
             try await long.value
             #expect(try await store.frameworks.count() == 0)

@@ -120,11 +120,7 @@ struct DiskFailureTests {
         .enabled(if: !Denial.available.isEmpty, "no way to make a file read-only for this user here"),
         arguments: Denial.available)
     func readOnlyDatabaseFile(_ denial: Denial) async throws {
-        let storectl = try Storectl()
-        let folder = try storectl.directory.makeDirectory("store")
-        let db = folder + "/store.sqlite"
-        try await fillStore(storectl, db: db)
-        let before = try await export(storectl, db: db)
+        let (storectl, folder, db, before) = try await filledStoreInItsFolder()
         let feed = try storectl.directory.write(
             Data(
                 #"{"version":1,"frameworks":[{"id":"new","name":"New","imageName":"new","urlString":"https://example.com/new","description":"New."}]}"#
@@ -213,11 +209,7 @@ struct DiskFailureTests {
         .enabled(if: !Denial.available.isEmpty, "no way to make a folder read-only for this user here"),
         arguments: Denial.available)
     func storeInUnwritableFolder(_ denial: Denial) async throws {
-        let storectl = try Storectl()
-        let folder = try storectl.directory.makeDirectory("store")
-        let db = folder + "/store.sqlite"
-        try await fillStore(storectl, db: db)
-        let before = try await export(storectl, db: db)
+        let (storectl, folder, db, before) = try await filledStoreInItsFolder()
         // The premise: the last connection removed both (SQLite could not read the store without
         // creating them again).
         #expect(!FileManager.default.fileExists(atPath: db + "-wal") && !FileManager.default.fileExists(atPath: db + "-shm"))
@@ -379,6 +371,15 @@ struct DiskFailureTests {
     var examplesFeed: URL { Self.examplesFeed }
 
     /// The example feed's 16 frameworks, an event and an order.
+    /// A store with records, alone in a folder `store` of a new test directory, and its export.
+    func filledStoreInItsFolder() async throws -> (Storectl, folder: String, db: String, export: String) {
+        let storectl = try Storectl()
+        let folder = try storectl.directory.makeDirectory("store")
+        let db = folder + "/store.sqlite"
+        try await fillStore(storectl, db: db)
+        return (storectl, folder, db, try await export(storectl, db: db))
+    }
+
     func fillStore(_ storectl: Storectl, db: String) async throws {
         expectSuccess(try await storectl.run(["--db", db, "sync", examplesFeed.path, "--quiet"], timeout: 60))
         expectSuccess(
