@@ -6,7 +6,7 @@ struct ImagesList: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var cache: ImageCacheOptions
-    @Flag(help: "Print a JSON array of {url, contentType, size, storedAt, lastAccessAt}.") var json = false
+    @Flag(help: "Print a JSON array of {url, contentType (when known), size, storedAt, lastAccessAt}.") var json = false
 
     static let listing = RecordListing<CachedImageInfo>(
         table: Table("URL", "TYPE", "BYTES", "LAST ACCESS", rightAligned: [2], whole: [0]),
