@@ -278,4 +278,25 @@ struct LibraryMisuseTests {
         }
     }
 
+    @Test("a sync into a store whose file was removed or replaced under it fails, writing nothing (it reported 'applied')")
+    func syncIntoAMovedStore() async throws {
+        try await withTemporaryDirectory { directory in
+            let feed = directory.file("feed.json")
+            try Data(
+                #"{"version": 1, "frameworks": [{"id": "a", "name": "A", "imageName": "a", "urlString": "https://e.com/a", "description": "d"}]}"#
+                    .utf8
+            ).write(to: URL(fileURLWithPath: feed))
+            for replace in [false, true] {
+                let path = directory.file("store-\(replace).sqlite")
+                let store = try await Store.open(at: path)
+                #expect(try await store.frameworks.count() == 0) // a reader connection open, as mid-command
+                #expect(rename(path, path + ".moved") == 0)
+                if replace { try Data().write(to: URL(fileURLWithPath: path)) }
+                await #expect(throws: StoreError.storeMoved(path: path)) { try await store.sync(from: FeedSource(feed)) }
+                await store.close()
+                // Nothing reached the file the store had open, under its new name.
+                try await withStore(at: path + ".moved") { moved throws in #expect(try await moved.frameworks.count() == 0) }
+            }
+        }
+    }
 }

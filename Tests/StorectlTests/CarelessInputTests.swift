@@ -124,4 +124,31 @@ struct CarelessInputTests {
         #expect(result.stdout.contains("exit 1"), "\(result)")
         #expect(result.stdout.contains("removed or replaced"), "\(result)")
     }
+
+    @Test("the -shm removed by hand while watch runs: watch exits 1 without closing the store, and no confirmed write is lost")
+    func watchedStoreLosesItsIndex() async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("migrate"))
+        // Other processes confirm 30 orders; the -shm goes after the 10th. The watch, closing
+        // last with the old index, checkpointed and deleted the WAL: 20 confirmed orders lost.
+        let script = """
+            timeout 60 "$0" --db "$1" watch 2> watch.err > watch.out &
+            pid=$!
+            for i in $(seq 500); do grep -q watching watch.err && break; sleep 0.1; done
+            for i in $(seq 30); do
+                "$0" --db "$1" orders add --id "o-$i" --item A:1:1 > /dev/null || echo "add $i failed"
+                [ "$i" = 10 ] && rm -f "$1-shm"
+            done
+            wait $pid
+            echo "exit $?"
+            cat watch.err
+            """
+        let result = try await cli.run(["-c", script, try Storectl.executableURL().path, cli.db], shell: true, timeout: 120)
+        #expect(result.stdout.contains("exit 1"), "\(result)")
+        #expect(result.stdout.contains("-shm was removed or replaced"), "\(result)")
+        #expect(!result.stdout.contains("failed"), "\(result)")
+        let orders = try JSON.array(expectSuccess(try await cli("orders", "list", "--json")).stdout)
+        #expect(orders.count == 30)
+        #expect(try await sqlite3(cli.db, "PRAGMA integrity_check") == "ok")
+    }
 }

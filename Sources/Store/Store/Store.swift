@@ -30,6 +30,8 @@ public final class Store: Sendable {
     let imagePipeline: ImagePipeline
     /// Tells observers of committed transactions, from this process and others.
     let changeMonitor: ChangeMonitor
+    /// The device and inode the store's path named when it was opened (nil in memory).
+    let fileIdentity: StoreFile.Identity?
 
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
@@ -134,6 +136,7 @@ public final class Store: Sendable {
         self.writer = writer
         self.readers = readers
         self.changeMonitor = changeMonitor
+        self.fileIdentity = path.flatMap(StoreFile.Identity.init(of:))
         self.imagePipeline = ImagePipeline(
             cache: Self.imageCacheAccess(writer: writer, readers: readers, configuration: configuration))
         changeMonitor.attach(Self.changeLogAccess(writer: writer, readers: readers))

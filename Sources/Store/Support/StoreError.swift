@@ -27,6 +27,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case notAStore(path: String, reason: String)
     /// The store does not exist, and was opened with `createIfMissing` false.
     case storeNotFound(path: String)
+    /// The store's file was removed or replaced while a sync ran (the path names another file,
+    /// or none): the sync wrote nothing.
+    case storeMoved(path: String)
     /// `Store.Configuration` cannot be used (an app's record kind or migrations): nothing was
     /// opened.
     case invalidConfiguration(reason: String)
@@ -58,6 +61,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "\(path) is not a store: \(reason); refusing to open it (it was left unchanged)"
         case .storeNotFound(let path):
             "the store \(path) does not exist"
+        case .storeMoved(let path):
+            "the store \(path) was removed or replaced while this sync ran; nothing was written to it"
         case .invalidConfiguration(let reason):
             "the store's configuration cannot be used: \(reason)"
         }

@@ -89,6 +89,7 @@ extension Store {
         let superseded = try SupersededKeys(pages: pages, kinds: kinds)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
+            let (identity, storePath) = (fileIdentity, path)
             (report, downloads, records, historyID) = try await write { db in
                 let state = SyncStateTable(db: db)
                 // Another sync of this source may have committed during the downloads: the
@@ -124,6 +125,8 @@ extension Store {
                     return recordCount + validator.recordCount
                 }
                 try reconciler.finish()
+                // Before it commits: still the file the store opened (see `StoreFile.checkStill`).
+                try StoreFile.checkStill(identity, at: storePath)
                 var report = reconciler.report
                 report.published = fetchedDetails
                 if dryRun {

@@ -106,6 +106,7 @@ extension Store {
         let pages = fetched.pages
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
+            let (identity, storePath) = (fileIdentity, path)
             (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(
                     db: db, source: key, validators: newValidators, policy: policy,
@@ -126,6 +127,8 @@ extension Store {
                     return validator.recordCount
                 }
                 try reconciler.finish()
+                // Before it commits: still the file the store opened (see `StoreFile.checkStill`).
+                try StoreFile.checkStill(identity, at: storePath)
                 if dryRun {
                     throw DryRunRollback(
                         report: reconciler.report, downloads: reconciler.imagesToDownload, records: recordCount)

@@ -55,10 +55,23 @@ struct WatchCommand: AsyncParsableCommand {
             // a restore from a backup) would otherwise be watched forever without a word, the
             // open connection reading the old, unlinked file.
             let identity = Self.identity(of: path)
+            // And its -shm (the WAL index, which this connection has mapped): deleted by hand while
+            // the watch ran, the next process made a new one, and this connection, closing last
+            // with the old index, checkpointed and deleted the WAL: the other processes'
+            // confirmed writes were lost. So then the watch ends without closing its connection,
+            // leaving the WAL to the next process that opens the store.
+            let index = Self.identity(of: path + "-shm")
             let guarding = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
-                    if !Task.isCancelled, Self.identity(of: path) != identity {
+                    if Task.isCancelled { break }
+                    if let index, Self.identity(of: path + "-shm") != index {
+                        Output.printError(
+                            "Error: \(path)-shm was removed or replaced while watched (never remove it while the store is open); stopping without closing the store, so that no write is lost"
+                        )
+                        Foundation.exit(1)
+                    }
+                    if Self.identity(of: path) != identity {
                         watching.cancel()
                         return true
                     }
