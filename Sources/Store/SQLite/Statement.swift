@@ -219,7 +219,7 @@ final class Statement {
             throw SQLiteError(
                 extendedCode: SQLiteError.misuse,
                 message:
-                    "a read or write closure runs inside the store's transaction: it may not begin, commit or roll back one (a savepoint may)",
+                    "a read or write closure runs inside the store's transaction: it may not begin, commit or roll back one, nor use the savepoint \(Database.writerSavepoint) (a savepoint of its own may)",
                 sql: sql)
         case .queryOnlyChange where database.locksQueryOnly:
             throw SQLiteError(
