@@ -31,7 +31,7 @@ public final class Store: Sendable {
     /// Tells observers of committed transactions, from this process and others.
     let changeMonitor: ChangeMonitor
     /// The device and inode the store's path named when it was opened (nil in memory).
-    let fileIdentity: StoreFile.Identity?
+    let fileIdentity: FileIdentity?
 
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
@@ -136,7 +136,7 @@ public final class Store: Sendable {
         self.writer = writer
         self.readers = readers
         self.changeMonitor = changeMonitor
-        self.fileIdentity = path.flatMap(StoreFile.Identity.init(of:))
+        self.fileIdentity = path.flatMap(FileIdentity.init(of:))
         self.imagePipeline = ImagePipeline(
             cache: Self.imageCacheAccess(writer: writer, readers: readers, configuration: configuration))
         changeMonitor.attach(Self.changeLogAccess(writer: writer, readers: readers))
@@ -202,7 +202,10 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError/migrationFailed(migration:underlying:)`` if a migration fails;
     ///   ``StoreError/invalidConfiguration(reason:)`` as ``open(at:configuration:)`` does.
     public static func inMemory(configuration: Configuration = .init()) async throws -> Store {
-        try await onBlockingQueue { try Store(opening: nil, configuration: configuration) }
+        try await onBlockingQueue {
+            try Self.check(configuration)
+            return try Store(opening: nil, configuration: configuration)
+        }
     }
 
     /// Refuses a configuration that cannot work, before any file is touched. Thrown, not
@@ -217,8 +220,8 @@ public final class Store: Sendable {
         }
     }
 
+    /// Opens a store whose configuration `check` passed (both entry points check it first).
     private convenience init(opening path: String?, configuration: Configuration) throws {
-        try Self.check(configuration)
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)

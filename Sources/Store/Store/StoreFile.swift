@@ -42,25 +42,12 @@ enum StoreFile {
             path: path, reason: "\(place), and SQLite must create \(name)-wal and \(name)-shm beside the store to open it")
     }
 
-    /// A file's device and inode: which file a path names.
-    struct Identity: Sendable, Equatable {
-        let device: UInt64
-        let inode: UInt64
-
-        /// What `path` names now; nil if nothing is there.
-        init?(of path: String) {
-            var status = stat()
-            guard stat(path, &status) == 0 else { return nil }
-            (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
-        }
-    }
-
     /// Throws `StoreError.storeMoved` unless `path` still names the file a store opened as
     /// `identity`: a sync into a store deleted or replaced under it (rm, a restore) went to the
     /// unlinked file and reported "applied", and its -wal then corrupted the next file put there.
-    static func checkStill(_ identity: Identity?, at path: String?) throws {
+    static func checkStill(_ identity: FileIdentity?, at path: String?) throws {
         guard let identity, let path else { return }
-        if Identity(of: path) != identity { throw StoreError.storeMoved(path: path) }
+        if FileIdentity(of: path) != identity { throw StoreError.storeMoved(path: path) }
     }
 
     /// Why `path` cannot be opened or created, from the system's error `code`, in words about

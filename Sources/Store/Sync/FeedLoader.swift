@@ -220,12 +220,12 @@ struct FeedLoader: Sendable {
         var size = 0
         // Read in chunks, waiting for each without blocking past a cancellation.
         do {
-            try Self.waitUntilReadable(handle.fileDescriptor)
+            try Descriptor.waitUntilReadable(handle.fileDescriptor)
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 size += chunk.count
                 if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
                 try output.write(contentsOf: chunk)
-                try Self.waitUntilReadable(handle.fileDescriptor)
+                try Descriptor.waitUntilReadable(handle.fileDescriptor)
             }
         } catch let error as FeedSourceError {
             throw error
@@ -235,18 +235,6 @@ struct FeedLoader: Sendable {
             throw FeedSourceError.unreadable(path: path, reason: Self.reason(error))
         }
         return FetchedFeed.Page(url: url, name: path, file: file, size: size)
-    }
-
-    /// Waits until `descriptor` has bytes (or its end) to read, checking every 100 ms whether the
-    /// task was cancelled: a pipe or FIFO whose writer stalls cannot hold a cancelled sync. A
-    /// regular file is always readable at once.
-    private static func waitUntilReadable(_ descriptor: Int32) throws {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        while true {
-            try Task.checkCancellation()
-            let ready = poll(&entry, 1, 100)
-            if ready > 0 || (ready < 0 && errno != EINTR) { return }
-        }
     }
 
     static func reason(_ error: any Error) -> String {

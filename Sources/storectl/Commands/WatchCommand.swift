@@ -54,24 +54,24 @@ struct WatchCommand: AsyncParsableCommand {
             // The file watched, by identity: a store removed or replaced under the watch (rm,
             // a restore from a backup) would otherwise be watched forever without a word, the
             // open connection reading the old, unlinked file.
-            let identity = Self.identity(of: path)
+            let identity = FileIdentity(of: path)
             // And its -shm (the WAL index, which this connection has mapped): deleted by hand while
             // the watch ran, the next process made a new one, and this connection, closing last
             // with the old index, checkpointed and deleted the WAL: the other processes'
             // confirmed writes were lost. So then the watch ends without closing its connection,
             // leaving the WAL to the next process that opens the store.
-            let index = Self.identity(of: path + "-shm")
+            let index = FileIdentity(of: path + "-shm")
             let guarding = Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
                     if Task.isCancelled { break }
-                    if let index, Self.identity(of: path + "-shm") != index {
+                    if let index, FileIdentity(of: path + "-shm") != index {
                         Output.printError(
                             "Error: \(path)-shm was removed or replaced while watched (never remove it while the store is open); stopping without closing the store, so that no write is lost"
                         )
                         Foundation.exit(1)
                     }
-                    if Self.identity(of: path) != identity {
+                    if FileIdentity(of: path) != identity {
                         watching.cancel()
                         return true
                     }
@@ -86,13 +86,6 @@ struct WatchCommand: AsyncParsableCommand {
                 throw CLIError("\(path) was removed or replaced while watched; watch the new file with a new watch")
             }
         }
-    }
-
-    /// The device and inode `path` names now, nil if nothing is there.
-    static func identity(of path: String) -> [UInt64]? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 
     static func line(_ change: Change) -> TerminalText {

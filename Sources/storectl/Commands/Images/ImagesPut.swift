@@ -59,12 +59,9 @@ struct ImagesPut: AsyncParsableCommand {
             if status.st_size > maximumBytes { throw tooLarge(name) }
             data.reserveCapacity(Int(status.st_size))
         }
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            try Task.checkCancellation()
-            let ready = poll(&entry, 1, 100)
-            if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+            try Descriptor.waitUntilReadable(descriptor)
             let count = read(descriptor, &buffer, buffer.count)
             if count == 0 { return data }
             if count < 0 {

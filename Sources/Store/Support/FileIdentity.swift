@@ -1,0 +1,15 @@
+import Foundation
+
+/// A file's device and inode: which file a path names. A path that names another file now
+/// (removed, replaced, restored from a backup) has another identity, or none.
+package struct FileIdentity: Sendable, Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// What `path` names now; nil if nothing is there.
+    package init?(of path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+}
