@@ -146,4 +146,38 @@ struct DurabilityTests {
             await store.close()
         }
     }
+
+    /// A gathering batch begins before a write comes. With another process holding the write
+    /// lock that early BEGIN used to wait the busy timeout (a minute) with nothing to stop it: a
+    /// write cancelled meanwhile was answered, but `close()` waited behind it. It now does not
+    /// wait; the batch waits for the lock only once it holds writes, and stops when they are
+    /// cancelled. The other connection keeps the lock until the close has returned (or 30 s).
+    @Test("a gathering batch's early BEGIN never waits for another process's lock: close() returns while it is held")
+    func earlyBeginDoesNotWaitForTheLock() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let store = try await Store.open(at: directory.databasePath, configuration: Self.configuration(.full))
+            var options = Database.OpenOptions()
+            options.busyTimeout = .milliseconds(100)
+            let other = try Database(path: directory.databasePath, options: options)
+            try other.execute("BEGIN IMMEDIATE TRANSACTION")
+            await store.writer.expectWritesForTesting(8)
+            let write = Task { try await store.frameworks.insert(Fixtures.framework("waits")) }
+            try await Task.sleep(for: .milliseconds(200)) // the drain is under way (ordering only)
+            write.cancel()
+            await #expect(throws: CancellationError.self) { try await write.value }
+            let closed = LockedBox(false)
+            let closing = Task {
+                await store.close()
+                closed.withLock { $0 = true }
+            }
+            for _ in 0..<600 where !closed.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(closed.withLock { $0 }, "close() returned while another connection held the write lock")
+            try other.execute("ROLLBACK TRANSACTION")
+            other.close()
+            await closing.value
+            let reopened = try await Store.open(at: directory.databasePath)
+            #expect(try await reopened.frameworks.count() == 0)
+            await reopened.close()
+        }
+    }
 }

@@ -184,7 +184,7 @@ actor DatabaseWriter {
         // BEGIN is off the path from one commit to the next; if none comes, it ends unused.
         var begun: (any Error)?? = nil
         if let deadline {
-            if let database { begun = .some(begin(database)) }
+            if let database { begun = beginUnlessLocked(database) }
             mailbox.waitUntilQueued(until: deadline)
         }
         let anyQueued = take(into: &batch, goingIdleIfNone: true)
@@ -228,15 +228,32 @@ actor DatabaseWriter {
 
     /// `begin`, for a batch already taken: while BEGIN waits for another process's write lock,
     /// it stops once every write waiting on it was cancelled (Ctrl-C), not at the end of the
-    /// busy timeout. (A gathering batch begins before its writes come: nobody to ask yet.)
+    /// busy timeout. (A gathering batch's early BEGIN does not wait at all: `beginUnlessLocked`.)
     private func beginStoppingIfCancelled(_ database: Database, for writes: [any PendingWrite]) -> (any Error)? {
         database.stopsWaitingForLock = { writes.allSatisfy(\.cancellation.isCancelled) }
         defer { database.stopsWaitingForLock = nil }
         return begin(database)
     }
 
+    /// A gathering batch's early BEGIN, which never waits for the write lock: nil (not begun) if
+    /// another connection holds it, and the batch begins once it has writes
+    /// (`beginStoppingIfCancelled`), where a cancelled write stops the wait. Waiting here, with no
+    /// write yet to ask, ignored cancellation and held `close()` for up to the busy timeout.
+    private func beginUnlessLocked(_ database: Database) -> (any Error)?? {
+        database.stopsWaitingForLock = { true }
+        defer { database.stopsWaitingForLock = nil }
+        let failure = begin(database)
+        return failure is CancellationError ? nil : .some(failure)
+    }
+
+    /// For tests: as if a batch of `writes` had just been answered, so that the next drain
+    /// gathers (and begins its transaction before a write comes).
+    func expectWritesForTesting(_ writes: Int) {
+        gathering.batchEnded(answering: writes, queued: 0)
+    }
+
     /// BEGIN IMMEDIATE, and the change collector made ready; the error to answer the batch with
-    /// if either fails.
+    /// if either fails (`CancellationError` when `stopsWaitingForLock` ended a wait for the lock).
     private func begin(_ database: Database) -> (any Error)? {
         do {
             try database.execute(literal: "BEGIN IMMEDIATE TRANSACTION")
