@@ -32,6 +32,7 @@ struct Storectl: CommandGroup {
     /// (`exit(reporting:)`). Each command closes its store itself (`StoreOptions.withStore`).
     static func main() async {
         do {
+            try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             let command = try parseAsRoot()
             let interrupts = command is WatchCommand ? nil : await Interrupts.install()
             // Before the command starts, so its first output file already pauses (tests only).
@@ -54,6 +55,25 @@ struct Storectl: CommandGroup {
             try result.get()
         } catch {
             exit(reporting: error)
+        }
+    }
+
+    /// ArgumentParser's `help` subcommand shows the root's help and exits 0 for a command it does
+    /// not know (`storectl help framework`), so a typo passed in a script; a usage error (64)
+    /// instead, naming the command.
+    static func checkHelpTopic(_ arguments: [String]) throws {
+        guard arguments.first == "help" else { return }
+        var command: any ParsableCommand.Type = Self.self
+        var path = configuration.commandName ?? "storectl"
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            let known = command.configuration.subcommands.first {
+                $0._commandName == name || $0.configuration.aliases.contains(name)
+            }
+            guard let known else {
+                throw ValidationError("'\(path) \(name)' is not a command; see '\(path) --help'")
+            }
+            command = known
+            path += " " + name
         }
     }
 

@@ -28,4 +28,20 @@ struct CommandGroupTests {
         expectFailure(result, status: exitUsage, mentioning: ["USAGE: storectl frameworks <subcommand>"])
         #expect(!FileManager.default.fileExists(atPath: storectl.directory.file("x.sqlite")))
     }
+
+    /// ArgumentParser's `help` showed the root's help with exit 0 for a name it did not know, so a
+    /// typo in a script (`storectl help framework`) passed as if answered.
+    @Test("help with a command that does not exist is a usage error (64) naming it; a known one is help, exit 0")
+    func helpForAnUnknownCommand() async throws {
+        let storectl = try Storectl()
+        let unknown = try await storectl("help", "framework")
+        expectFailure(unknown, status: exitUsage, mentioning: ["'storectl framework' is not a command"])
+        #expect(unknown.stdout.isEmpty, "\(unknown)")
+        let nested = try await storectl("help", "frameworks", "lst")
+        expectFailure(nested, status: exitUsage, mentioning: ["'storectl frameworks lst' is not a command"])
+        let known = try await storectl("help", "frameworks", "list")
+        #expect(known.status == 0, "\(known)")
+        #expect(known.stdout.contains("USAGE: storectl frameworks list"), "\(known)")
+        #expect(!FileManager.default.fileExists(atPath: storectl.db), "no store is opened for help")
+    }
 }
