@@ -53,7 +53,9 @@ extension Store {
 
     /// Writes the whole store as one feed to the file at `path` in bounded memory, through a
     /// temporary file renamed into place (see `OutputFile`): `path` holds its old content or
-    /// the whole export, never part. The store's own files are refused. A symbolic link at
+    /// the whole export, never part. The store's own files are refused. Temporary files that
+    /// exports killed before their rename left beside `path` (`.NAME.tmp-XXXXXX`) are removed
+    /// once an hour old. A symbolic link at
     /// `path` is followed (the file it names is replaced); a device or FIFO is written as it is,
     /// and `/dev/stdout` or `/dev/fd/N` write to that open descriptor.
     public func exportFeed(toFile path: String, includingImageData: Bool = true) async throws {
@@ -64,7 +66,11 @@ extension Store {
     /// Writes the store as pages of at most `pageSize` records into `folder` (which must
     /// exist), named as `exportFeedPages(pageSize:)` names them, in bounded memory. Every page
     /// is written to a temporary file first and all are renamed into place at the end, the
-    /// first page last. Returns the pages' names, in order.
+    /// first page last, so a reader never sees a page before its successors; the pages are not
+    /// replaced as one, though: a process killed during the renames leaves the folder with some
+    /// pages of each export (``publish(to:options:)`` replaces a whole snapshot at once). Temporary
+    /// files that exports killed before their renames left (`.feed-2.json.tmp-XXXXXX`) are
+    /// removed once an hour old. Returns the pages' names, in order.
     public func exportFeedPages(
         pageSize: Int, includingImageData: Bool = true, firstPageName: String = "feed.json", toFolder folder: String
     ) async throws -> [String] {
@@ -81,6 +87,7 @@ extension Store {
     ) async throws -> [String] {
         let storePath = path
         let recordTypes = configuration.recordTypes
+        let now = configuration.clock.now()
         return try await read { db in
             var staged: [PendingOutput] = []
             var current: PendingOutput?
@@ -110,8 +117,35 @@ extension Store {
                 throw error
             }
             try OutputFile.renameIntoPlace(staged)
+            Self.removeStaleTemporaries(besides: staged, pages: pageSize != nil, now: now, storePath: storePath)
             return staged.map(\.path)
         }
+    }
+
+    /// How long a temporary file of an export must have been left unmodified before a later
+    /// export to the same place removes it: an hour, as a publish waits by default.
+    static let exportTemporaryGrace: TimeInterval = 3600
+
+    /// Removes what exports killed before their renames (SIGKILL, a power cut) left beside the
+    /// files just written: their temporary files, once unmodified for `exportTemporaryGrace`. For
+    /// pages, those of any page's name (an earlier export may have had more pages).
+    private static func removeStaleTemporaries(besides written: [PendingOutput], pages: Bool, now: Date, storePath: String?) {
+        let places = written.compactMap(\.replaced)
+        let names = Set(places.map { PathName.lastComponent(of: $0) })
+        for folder in Set(places.map { PathName.folder(of: $0) }) {
+            OutputFile.removeStaleTemporaries(
+                in: folder, of: { names.contains($0) || (pages && isLaterPageName($0)) }, olderThan: exportTemporaryGrace,
+                now: now, storePath: storePath)
+        }
+    }
+
+    /// Whether `name` is a page's name after the first: `feed-N.json`, N a decimal number from 2
+    /// without a leading zero, as `exportFeedPages` names them.
+    package static func isLaterPageName(_ name: String) -> Bool {
+        guard name.hasPrefix("feed-"), name.hasSuffix(".json") else { return false }
+        let number = name.dropFirst("feed-".count).dropLast(".json".count)
+        guard let first = number.first, first != "0", number.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        return number.count > 1 || first != "1"
     }
 
     /// Reads every record in order (each kind in turn, the built-in ones first, each by key) and

@@ -32,12 +32,12 @@ enum PublishedFileName {
     /// (`OutputFile`): `.NAME.tmp-XXXXXX`, NAME a published file's name or the manifest's, and
     /// XXXXXX the six letters or digits `mkstemp` chose.
     static func isTemporary(_ name: String) -> Bool {
-        guard name.hasPrefix("."), name.count > ".tmp-XXXXXX".count + 1 else { return false }
-        let random = name.suffix(6)
-        let marker = name.dropLast(6).suffix(".tmp-".count)
-        let target = String(name.dropFirst().dropLast(".tmp-XXXXXX".count))
-        guard marker == ".tmp-", random.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return false }
-        return target == PublishedManifest.fileName || isPublished(target)
+        OutputFile.temporaryTarget(of: name).map(isPublishedOrManifest) ?? false
+    }
+
+    /// Whether a publish writes a file of this name: a segment, a snapshot page, the manifest.
+    static func isPublishedOrManifest(_ name: String) -> Bool {
+        name == PublishedManifest.fileName || isPublished(name)
     }
 
     /// A decimal number without a leading zero.

@@ -361,14 +361,9 @@ struct Publisher {
 
     /// Temporary files of a publish killed before its renames, once older than the grace period.
     private func removeStaleTemporaries() {
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where PublishedFileName.isTemporary(name) && isOwnPlainFile(name) {
-            let path = folder.appendingPathComponent(name).path
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else {
-                continue
-            }
-            if now.timeIntervalSince(modified) >= options.gracePeriod { unlink(path) }
-        }
+        OutputFile.removeStaleTemporaries(
+            in: folder.path, of: PublishedFileName.isPublishedOrManifest, olderThan: options.gracePeriod, now: now,
+            storePath: storePath)
     }
 }
 

@@ -86,6 +86,43 @@ package enum OutputFile {
         for temporary in temporaries { unlink(temporary) }
     }
 
+    /// The file a temporary file of this type stands for: NAME for `.NAME.tmp-XXXXXX` (XXXXXX the
+    /// six letters or digits `mkstemp` chose), nil for any other name.
+    package static func temporaryTarget(of name: String) -> String? {
+        guard name.hasPrefix("."), name.count > ".tmp-XXXXXX".count + 1 else { return nil }
+        let random = name.suffix(6)
+        let marker = name.dropLast(6).suffix(".tmp-".count)
+        guard marker == ".tmp-", random.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
+        return String(name.dropFirst().dropLast(".tmp-XXXXXX".count))
+    }
+
+    /// Removes from `folder` the temporary files of writes that never finished (a process killed
+    /// with SIGKILL, or a power cut, before its rename: nothing else removes them), for the files
+    /// `targets` accepts, once unmodified for `age` seconds (a write under way is writing its
+    /// file, or has just finished it). Only plain files, never the store's own, never this
+    /// process's writes under way. Returns the names removed.
+    @discardableResult
+    package static func removeStaleTemporaries(
+        in folder: String, of targets: (String) -> Bool, olderThan age: TimeInterval, now: Date, storePath: String?
+    ) -> [String] {
+        var removed: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let target = temporaryTarget(of: name), targets(target) else { continue }
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if let storePath, isStore(path, storePath: storePath) { continue }
+            if inProgress.withLock({ $0.contains(path) }) { continue }
+            #if canImport(Darwin)
+                let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtimespec.tv_sec))
+            #else
+                let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+            #endif
+            if now.timeIntervalSince(modified) >= age, unlink(path) == 0 { removed.append(name) }
+        }
+        return removed
+    }
+
     /// The temporary files of the writes under way.
     private static let inProgress = LockedBox<Set<String>>([])
 

@@ -74,24 +74,13 @@ struct ExportCommand: AsyncParsableCommand {
         // feed-3.json, ...): never a folder, nor a file of the user's such as feed-notes.json.
         let kept = Set(names)
         let stale = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
-            .filter { Self.isPageName($0) && !kept.contains($0) }
+            .filter { Store.isLaterPageName($0) && !kept.contains($0) }
         for name in stale {
             let path = out + "/" + name
             var info = stat()
             if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { unlink(path) }
         }
         Output.printError("wrote \(names.count) page\(names.count == 1 ? "" : "s") to \(out)")
-    }
-
-    /// Whether `name` is a later page's name: `feed-N.json`, N a decimal number from 2 without a
-    /// leading zero (`Store.exportFeedPages` names them so).
-    static func isPageName(_ name: String) -> Bool {
-        guard name.hasPrefix("feed-"), name.hasSuffix(".json") else { return false }
-        let number = name.dropFirst("feed-".count).dropLast(".json".count)
-        guard let first = number.first, first != "0", number != "1", number.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return false
-        }
-        return true
     }
 
     /// Runs an export to files; a file that cannot be written is reported as before.
