@@ -170,4 +170,28 @@ struct OrderStoreTests {
             #expect(try await store.orders.count() == 0)
         }
     }
+
+    /// An item checked alone does not know its order: its error used to give the item's name as
+    /// the order's key (`order 'Milk': subtotal: ...`). The order's total names both.
+    @Test("an item's subtotal error names the item, not as the order's key; the total names the order and index")
+    func subtotalErrorsNameTheItem() throws {
+        let item = OrderItem(itemName: "Milk", price: Money(minorUnits: 120), aisle: 1, quantity: 0)
+        #expect(
+            throws: StoreError.invalidRecord(kind: .order, key: "", field: "item 'Milk'", reason: "quantity 0 is less than 1")
+        ) {
+            try item.subtotal
+        }
+        do {
+            _ = try item.subtotal
+        } catch {
+            #expect("\(error)" == "order: item 'Milk': quantity 0 is less than 1")
+        }
+        let order = Order(id: "o-9", placedAt: Date(timeIntervalSince1970: 0), items: [item])
+        do {
+            _ = try order.total
+            Issue.record("the total of an order with a bad item was computed")
+        } catch {
+            #expect("\(error)" == "order 'o-9': items[0]: quantity 0 is less than 1")
+        }
+    }
 }

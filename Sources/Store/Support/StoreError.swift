@@ -41,7 +41,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .recordNotFound(let kind, let key):
             "no \(kind) with \(kind.keyField) '\(key)'"
         case .invalidRecord(let kind, let key, let field, let reason):
-            "\(kind) '\(key)': \(field): \(reason)"
+            // No key: a part of a record checked alone (an order's item).
+            key.isEmpty ? "\(kind): \(field): \(reason)" : "\(kind) '\(key)': \(field): \(reason)"
         case .migrationModified(let migration, let recorded, let expected):
             "migration \(migration) was modified after it was applied (recorded checksum \(recorded.prefix(12))…, "
                 + "this build's \(expected.prefix(12))…); refusing to open the database"

@@ -65,11 +65,13 @@ public struct OrderItem: Sendable, Codable, Equatable, Hashable {
 
     /// The price times the quantity, in checked arithmetic; throws `StoreError.invalidRecord` if
     /// the price, the quantity or their product is beyond the bounds (`Money.maximum`,
-    /// `maximumQuantity`).
+    /// `maximumQuantity`). An item does not know its order: the error's key is empty and its
+    /// field names the item (`order: item 'Milk': quantity 0 is less than 1`); `Order.total`
+    /// names the order and the item's index.
     public var subtotal: Money {
         get throws {
             if let reason = amountProblem {
-                throw StoreError.invalidRecord(kind: .order, key: itemName, field: "subtotal", reason: reason)
+                throw StoreError.invalidRecord(kind: .order, key: "", field: "item '\(itemName)'", reason: reason)
             }
             return Money(minorUnits: price.minorUnits * Int64(quantity)) // both bounded: at most 10^18
         }
