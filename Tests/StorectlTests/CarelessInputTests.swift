@@ -44,14 +44,86 @@ struct CarelessInputTests {
         }
     }
 
+    /// An order a write would refuse, made around the store's CHECKs: it was listed, exported and
+    /// published as it was, and every client's sync then refused the store's own feed.
+    @Test(
+        "a stored order without items, or with a negative aisle, fails every read naming the order and field",
+        arguments: [
+            ("DELETE FROM order_items", "items", "at least one item"),
+            ("UPDATE order_items SET aisle = -1", "items[0].aisle", "-1 is negative"),
+        ])
+    func storedOrdersAWriteWouldRefuse(_ change: String, _ field: String, _ reason: String) async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("orders", "add", "--id", "ok", "--item", "A:1:1"))
+        _ = try await sqlite3(cli.db, "PRAGMA ignore_check_constraints = 1; \(change)")
+        for arguments in [
+            ["orders", "list"], ["orders", "show", "ok"], ["orders", "total", "ok"], ["export"],
+            ["publish", cli.directory.file("pub")],
+        ] {
+            let result = try await cli.run(arguments)
+            expectFailure(result, status: 1, mentioning: ["order 'ok'", field, reason, "(as stored)"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("pub/manifest.json")))
+    }
+
+    /// Image sizes and times changed around the store were read as they came: a size near 2^63
+    /// trapped `images stats` (exit 132), text read as 0 bytes or 1970, and times out of range
+    /// printed as 0001 or 9999.
+    @Test(
+        "a stored image size or time the store could not have written fails the reads naming the image and field",
+        arguments: [
+            ("size", "9223372036854775807", "size", "outside 0 to 2147483647"),
+            ("size", "-5", "size", "outside 0 to 2147483647"),
+            ("size", "'big'", "size", "'big' is not an integer"),
+            ("stored_at", "'yesterday'", "storedAt", "'yesterday' is not an integer"),
+            ("last_access_at", "9223372036854775807", "lastAccessAt", "outside years 0001 to 9999"),
+        ])
+    func storedImageValuesOutOfBounds(_ column: String, _ value: String, _ field: String, _ reason: String) async throws {
+        let cli = try Storectl()
+        let file = cli.directory.file("a.png")
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
+        expectSuccess(try await cli("images", "put", "a.png", file))
+        _ = try await sqlite3(cli.db, "PRAGMA ignore_check_constraints = 1; UPDATE images SET \(column) = \(value)")
+        var reads = [["images", "list"], ["images", "list", "--json"]]
+        if column == "size" { reads += [["images", "stats"], ["images", "stats", "--json"], ["images", "prune"]] }
+        if column != "size" { reads += [["export"]] }
+        // `get` first marks the entry used (a valid last access time), then reads it.
+        if column == "stored_at" { reads += [["images", "get", "a.png", "--out", cli.directory.file("out.png")]] }
+        for arguments in reads {
+            let result = try await cli.run(arguments)
+            expectFailure(result, status: 1, mentioning: ["image 'a.png'", field, reason])
+        }
+    }
+
+    /// `events dates` and `events calendar` named such an event `event '?'`: their query read
+    /// the dates alone.
+    @Test("a stored event date that is no calendar date fails the month views naming the event")
+    func storedEventDatesInMonthViews() async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("events", "add", "--id", "e-7", "--title", "T", "--date", "2026-06-08"))
+        _ = try await sqlite3(cli.db, "PRAGMA ignore_check_constraints = 1; UPDATE events SET date = '2026-06-1x'")
+        for arguments in [["events", "dates", "--month", "2026-06"], ["events", "calendar", "2026-06"], ["events", "list"]] {
+            expectFailure(
+                try await cli.run(arguments), status: 1, mentioning: ["event 'e-7'", "'2026-06-1x'", "not a calendar date"])
+        }
+    }
+
     @Test("an offset that moves the time out of years 0001-9999 is refused where it is parsed")
     func timesMovedOutOfRangeByTheirOffset() async throws {
         let cli = try Storectl()
         for time in ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"] {
             expectFailure(
                 try await cli("orders", "add", "--id", "t", "--placed-at", time, "--item", "A:1:1"), status: exitUsage,
-                mentioning: ["--placed-at"])
+                mentioning: ["--placed-at", "outside years 0001 to 9999 once its offset is applied"])
         }
+        // RFC 3339 allows second 60 (a leap second); a Date cannot name it. It used to read as
+        // "not an RFC 3339 timestamp" in a feed, and "is invalid" with no reason here.
+        expectFailure(
+            try await cli("orders", "add", "--id", "t", "--placed-at", "2016-12-31T23:59:60Z", "--item", "A:1:1"),
+            status: exitUsage, mentioning: ["--placed-at", "leap second"])
+        expectFailure(
+            try await cli("orders", "add", "--id", "t", "--placed-at", "2016-12-31", "--item", "A:1:1"),
+            status: exitUsage, mentioning: ["--placed-at", "not an RFC 3339 timestamp"])
         expectSuccess(try await cli("orders", "add", "--id", "t", "--placed-at", "0001-01-01T00:00:00Z", "--item", "A:1:1"))
         expectSuccess(try await cli("orders", "add", "--id", "u", "--placed-at", "9999-12-31T23:59:59.999Z", "--item", "A:1:1"))
         // What a list shows, an export carries and a sync takes back.

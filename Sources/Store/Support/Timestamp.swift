@@ -44,7 +44,32 @@ package enum Timestamp {
     /// are truncated.
     package static func parse(_ text: String) -> Date? { parseMilliseconds(text).map(date(milliseconds:)) }
 
+    /// Why `parse` refused `text`, in words that follow it quoted: "is not an RFC 3339 timestamp
+    /// such as ...", or, for one RFC 3339 allows that a `Date` cannot name, what it names.
+    package static func problem(with text: String) -> String {
+        switch parseChecked(text) {
+        case .leapSecond: "names a leap second (second 60), which the store cannot keep: write the second before or after"
+        case .outOfRange: "is outside years 0001 to 9999 once its offset is applied"
+        case .milliseconds, .invalid: "is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z"
+        }
+    }
+
     static func parseMilliseconds(_ text: String) -> Int64? {
+        if case .milliseconds(let total) = parseChecked(text) { return total }
+        return nil
+    }
+
+    private enum Parsed {
+        case milliseconds(Int64)
+        /// Not a `date-time`, or a day or time that does not exist.
+        case invalid
+        /// A well-formed `date-time` at second 60, which RFC 3339 allows for leap seconds.
+        case leapSecond
+        /// A well-formed `date-time` whose instant (in UTC) is outside `range`.
+        case outOfRange
+    }
+
+    private static func parseChecked(_ text: String) -> Parsed {
         let b = Array(text.utf8)
         var i = 0
         func number(_ width: Int) -> Int? {
@@ -65,9 +90,9 @@ package enum Timestamp {
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
             expect(0x54, 0x74, 0x20), let hour = number(2), expect(0x3A), let minute = number(2),
             expect(0x3A), let second = number(2)
-        else { return nil }
-        guard CivilCalendar.isValid(year: year, month: month, day: day), hour < 24, minute < 60, second < 60 else {
-            return nil
+        else { return .invalid }
+        guard CivilCalendar.isValid(year: year, month: month, day: day), hour < 24, minute < 60, second <= 60 else {
+            return .invalid
         }
         var millis = 0
         if i < b.count, b[i] == 0x2E {
@@ -78,7 +103,7 @@ package enum Timestamp {
                 digits += 1
                 i += 1
             }
-            guard digits > 0 else { return nil }
+            guard digits > 0 else { return .invalid }
             for _ in digits..<max(digits, 3) { millis *= 10 }
         }
         var offsetMinutes = 0
@@ -88,18 +113,19 @@ package enum Timestamp {
             let sign = b[i] == 0x2D ? -1 : 1
             i += 1
             guard let offsetHours = number(2), expect(0x3A), let offsetMins = number(2), offsetHours < 24, offsetMins < 60
-            else { return nil }
+            else { return .invalid }
             offsetMinutes = sign * (offsetHours * 60 + offsetMins)
         } else {
-            return nil
+            return .invalid
         }
-        guard i == b.count else { return nil }
+        guard i == b.count else { return .invalid }
+        if second == 60 { return .leapSecond }
         let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
         // An offset may move the instant out of years 0001-9999 ("0001-01-01T00:00:00+01:00"):
         // refused, since it could not be written back.
         let total = seconds * 1000 + Int64(millis)
-        return range.contains(total) ? total : nil
+        return range.contains(total) ? .milliseconds(total) : .outOfRange
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {

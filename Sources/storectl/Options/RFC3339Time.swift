@@ -10,4 +10,13 @@ struct RFC3339Time: ExpressibleByArgument, Sendable {
         guard let date = Timestamp.parse(argument) else { return nil }
         self.date = date
     }
+
+    /// For `@Option(transform:)`: a refused value's error says why ("names a leap second ..."),
+    /// where `init?(argument:)` alone gave only "is invalid".
+    @Sendable static func parse(_ argument: String) throws -> RFC3339Time {
+        guard let time = RFC3339Time(argument: argument) else {
+            throw ValidationError(Timestamp.problem(with: argument))
+        }
+        return time
+    }
 }

@@ -123,6 +123,13 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
             #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20 09:30", "items": [\#(item)]}]}"#,
             [("orders[0].placedAt", "is not an RFC 3339 timestamp")], total: 1),
         InvalidFeed(
+            "RFC 3339 timestamps a Date cannot name: a leap second, a time before year 0001 once offset",
+            #"{"version": 1, "orders": [{"id": "o", "placedAt": "2016-12-31T23:59:60Z", "items": [\#(item)]}, {"id": "p", "placedAt": "0001-01-01T00:00:00+00:01", "items": [\#(item)]}]}"#,
+            [
+                ("orders[0].placedAt", "names a leap second (second 60)"),
+                ("orders[1].placedAt", "is outside years 0001 to 9999 once its offset is applied"),
+            ], total: 2),
+        InvalidFeed(
             "order without items", #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": []}]}"#,
             [("orders[0].items", "at least one item")], total: 1),
         InvalidFeed(

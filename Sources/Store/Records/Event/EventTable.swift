@@ -90,9 +90,9 @@ public struct EventTable {
     /// The days of a month that have events, with how many each, in date order.
     public func dates(in month: YearMonth) throws -> [DateCount] {
         try db.query(
-            "SELECT date, count(*) FROM events WHERE date >= ? AND date <= ? GROUP BY date ORDER BY date",
+            "SELECT date, count(*), min(id) FROM events WHERE date >= ? AND date <= ? GROUP BY date ORDER BY date",
             [.text(month.firstDay.description), .text(month.lastDay.description)]
-        ) { DateCount(date: try Self.date($0.text(0), id: "?"), count: $0.int(1)) }
+        ) { DateCount(date: try Self.date($0.text(0), id: $0.text(2)), count: $0.int(1)) }
     }
 
     /// Inserts a new event; `StoreError.recordExists` if its id is taken.

@@ -11,12 +11,31 @@ public struct ImageTable {
 
     private static let infoColumns = "url, content_type, size, stored_at, last_access_at"
 
-    private static func decodeInfo(_ row: Statement) -> CachedImageInfo {
-        CachedImageInfo(
-            url: row.text(0), contentType: row.optionalText(1), size: row.int(2),
-            storedAt: Timestamp.date(milliseconds: row.int64(3)),
-            lastAccessAt: Timestamp.date(milliseconds: row.int64(4)))
+    private static func decodeInfo(_ row: Statement) throws -> CachedImageInfo {
+        let url = row.text(0)
+        return CachedImageInfo(
+            url: url, contentType: row.optionalText(1),
+            size: Int(try StoredValue.integer(row, 2, kind: .image, key: url, field: "size", within: sizes)),
+            storedAt: try StoredValue.time(row, 3, kind: .image, key: url, field: "storedAt"),
+            lastAccessAt: try StoredValue.time(row, 4, kind: .image, key: url, field: "lastAccessAt"))
     }
+
+    /// An entry with its bytes, from `url, data, content_type, stored_at, last_access_at`.
+    private static func decodeImage(_ row: Statement) throws -> CachedImage {
+        let url = row.text(0)
+        return CachedImage(
+            url: url, data: row.data(1), contentType: row.optionalText(2),
+            storedAt: try StoredValue.time(row, 3, kind: .image, key: url, field: "storedAt"),
+            lastAccessAt: try StoredValue.time(row, 4, kind: .image, key: url, field: "lastAccessAt"))
+    }
+
+    /// The sizes an entry can have: SQLite stores at most 2^31 - 1 bytes in one value
+    /// (SQLITE_MAX_LENGTH's ceiling), so sums of sizes stay far from overflowing.
+    static let sizes: ClosedRange<Int64> = 0...2_147_483_647
+
+    /// The condition a stored size meets, in SQL (text counts as 0 in SQLite's `sum`, and a
+    /// size near 2^63 makes it fail with "integer overflow").
+    private static let sizeIsValid = "(typeof(size) = 'integer' AND size BETWEEN 0 AND \(sizes.upperBound))"
 
     /// Every entry without its bytes, ordered by url.
     public func fetchAllInfo() throws -> [CachedImageInfo] {
@@ -46,10 +65,7 @@ public struct ImageTable {
     /// is checked every few hundred rows (`CancellationError`).
     public func fetchEach(_ body: (CachedImage) throws -> Void) throws {
         try db.forEachRow("SELECT url, data, content_type, stored_at, last_access_at FROM images ORDER BY url") {
-            try body(
-                CachedImage(
-                    url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
-                    storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4))))
+            try body(try Self.decodeImage($0))
         }
     }
 
@@ -58,11 +74,9 @@ public struct ImageTable {
 
     /// The entry for `url` without touching its access time.
     public func peek(_ url: String) throws -> CachedImage? {
-        try db.query("SELECT url, data, content_type, stored_at, last_access_at FROM images WHERE url = ?", [.text(url)]) {
-            CachedImage(
-                url: $0.text(0), data: $0.data(1), contentType: $0.optionalText(2),
-                storedAt: Timestamp.date(milliseconds: $0.int64(3)), lastAccessAt: Timestamp.date(milliseconds: $0.int64(4)))
-        }.first
+        try db.query(
+            "SELECT url, data, content_type, stored_at, last_access_at FROM images WHERE url = ?", [.text(url)], Self.decodeImage
+        ).first
     }
 
     /// Whether the cache holds `url` (its access time untouched).
@@ -145,7 +159,9 @@ public struct ImageTable {
     public func evictToBudget(keeping kept: String? = nil) throws -> [String] {
         var total = try totalBytes()
         guard total > budget else { return [] }
-        let candidates = try db.query("SELECT url, size FROM images ORDER BY last_access_at, url") { ($0.text(0), $0.int(1)) }
+        let candidates = try db.query("SELECT url, size FROM images ORDER BY last_access_at, url") {
+            ($0.text(0), Int(try StoredValue.integer($0, 1, kind: .image, key: $0.text(0), field: "size", within: Self.sizes)))
+        }
         var evicted: [String] = []
         for (url, size) in candidates where total > budget && url != kept {
             try delete(url)
@@ -157,12 +173,25 @@ public struct ImageTable {
 
     /// The cache's totals and budget.
     public func stats() throws -> ImageCacheStats {
-        let (count, total) = try db.query("SELECT count(*), coalesce(sum(size), 0) FROM images") { ($0.int(0), $0.int(1)) }[0]
+        let (count, total) = try counted()
         return ImageCacheStats(count: count, totalBytes: total, budgetBytes: budget)
     }
 
-    private func totalBytes() throws -> Int {
-        try db.query("SELECT coalesce(sum(size), 0) FROM images") { $0.int(0) }[0]
+    private func totalBytes() throws -> Int { try counted().bytes }
+
+    /// The number of entries and their bytes, in one pass over the index that holds the sizes;
+    /// a stored size the store could not have written (changed around it) is
+    /// `StoreError.invalidRecord` naming the entry, not a wrong total or a trap.
+    private func counted() throws -> (count: Int, bytes: Int) {
+        let (count, bytes, invalid) = try db.query(
+            "SELECT count(*), coalesce(sum(size) FILTER (WHERE \(Self.sizeIsValid)), 0), count(*) FILTER (WHERE NOT \(Self.sizeIsValid)) FROM images"
+        ) { ($0.int(0), $0.int(1), $0.int(2)) }[0]
+        if invalid > 0 {
+            _ = try db.query("SELECT url, size FROM images WHERE NOT \(Self.sizeIsValid) LIMIT 1") {
+                try StoredValue.integer($0, 1, kind: .image, key: $0.text(0), field: "size", within: Self.sizes)
+            }
+        }
+        return (count, bytes)
     }
 
     private func store(_ url: String, data: Data, contentType: String?, replacing: Bool) throws -> [String]? {

@@ -26,7 +26,7 @@ extension Order {
         if let text = fields.string("placedAt") {
             placedAt = Timestamp.parse(text)
             if placedAt == nil {
-                fields.problem("placedAt", "\(FeedFields.quote(text)) is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z")
+                fields.problem("placedAt", "\(FeedFields.quote(text)) \(Timestamp.problem(with: text))")
             }
         }
         var items: [OrderItem]?

@@ -36,7 +36,7 @@ public struct OrderTable {
                 collected.append(try Self.decodeItem(items, from: 1, order: id, index: collected.count))
                 hasItem = try items.step()
             }
-            let placedAt = try Self.placedAt(try Self.storedInteger(row, 1, order: id, field: "placedAt"), order: id)
+            let placedAt = try StoredValue.time(row, 1, kind: .order, key: id, field: "placedAt")
             try body(try Self.checked(Order(id: id, placedAt: placedAt, items: collected)))
         }
     }
@@ -46,7 +46,7 @@ public struct OrderTable {
         guard
             let placedAt = try db.query(
                 "SELECT placed_at FROM orders WHERE id = ?", [.text(id)],
-                { try Self.storedInteger($0, 0, order: id, field: "placedAt") }
+                { try StoredValue.time($0, 0, kind: .order, key: id, field: "placedAt") }
             ).first
         else { return nil }
         var index = 0
@@ -57,7 +57,7 @@ public struct OrderTable {
             defer { index += 1 }
             return try Self.decodeItem(row, from: 0, order: id, index: index)
         }
-        return try Self.checked(Order(id: id, placedAt: try Self.placedAt(placedAt, order: id), items: items))
+        return try Self.checked(Order(id: id, placedAt: placedAt, items: items))
     }
 
     /// The number of orders.
@@ -162,28 +162,9 @@ public struct OrderTable {
         return item
     }
 
-    /// A stored integer column (`placed_at`, a price, an aisle, a quantity). Anything else, written
-    /// around the store (text, a real, a blob, null), throws `StoreError.invalidRecord` naming the
-    /// order and field: `sqlite3_column_int64` read `'abc'` as 0 (an order placed in 1970) and
-    /// `2.5` as 2.
+    /// A stored integer column (a price, an aisle, a quantity): see `StoredValue`.
     private static func storedInteger(_ row: Statement, _ column: Int32, order id: String, field: String) throws -> Int64 {
-        let value = row.value(column)
-        guard case .integer(let integer) = value else {
-            throw StoreError.invalidRecord(
-                kind: .order, key: id, field: field, reason: "the stored value \(describe(value)) is not an integer")
-        }
-        return integer
-    }
-
-    /// A stored `placed_at` as a date; one outside years 0001 to 9999 (written around the store)
-    /// throws `StoreError.invalidRecord`.
-    private static func placedAt(_ milliseconds: Int64, order id: String) throws -> Date {
-        guard Timestamp.range.contains(milliseconds) else {
-            throw StoreError.invalidRecord(
-                kind: .order, key: id, field: "placedAt",
-                reason: "the stored time \(milliseconds) ms is outside years 0001 to 9999")
-        }
-        return Timestamp.date(milliseconds: milliseconds)
+        try StoredValue.integer(row, column, kind: .order, key: id, field: field)
     }
 
     /// `order.placedAt` in milliseconds, for a row; outside years 0001 to 9999 it is refused.
@@ -195,20 +176,16 @@ public struct OrderTable {
         return milliseconds
     }
 
-    /// A stored value as an error message shows it: text quoted (its first 40 characters).
-    private static func describe(_ value: SQLValue) -> String {
-        switch value {
-        case .null: "NULL"
-        case .integer(let integer): String(integer)
-        case .real(let real): String(real)
-        case .text(let text): "'" + (text.count > 40 ? text.prefix(40) + "..." : text) + "'"
-        case .blob(let data): "(a blob of \(data.count) byte\(data.count == 1 ? "" : "s"))"
-        }
-    }
-
-    /// The order, once its total is known to be within bounds.
+    /// The order, once it holds what a write requires (`Order.validate`: at least one item, no
+    /// negative aisle, amounts and the total within bounds). Written around the store, an order
+    /// without items or with a negative aisle was read, exported and published as it was, and
+    /// every client's sync then refused the feed.
     private static func checked(_ order: Order) throws -> Order {
-        _ = try order.total
+        do {
+            try order.validate()
+        } catch StoreError.invalidRecord(let kind, let key, let field, let reason) {
+            throw StoreError.invalidRecord(kind: kind, key: key, field: field, reason: reason + " (as stored)")
+        }
         return order
     }
 }

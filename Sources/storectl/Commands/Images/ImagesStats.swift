@@ -17,7 +17,9 @@ struct ImagesStats: AsyncParsableCommand {
                     "budgetBytes": .integer(stats.budgetBytes),
                 ]))
         }
-        let percent = stats.budgetBytes == 0 ? 0 : stats.totalBytes * 100 / stats.budgetBytes
+        // In Double: totalBytes * 100 overflowed Int for a total near 2^63 / 100.
+        let percent =
+            stats.budgetBytes == 0 ? 0 : Int((Double(stats.totalBytes) * 100 / Double(stats.budgetBytes)).rounded(.down))
         Output.print("images: \(stats.count)\nbytes:  \(stats.totalBytes) of \(stats.budgetBytes) (\(percent)%)")
     }
 }

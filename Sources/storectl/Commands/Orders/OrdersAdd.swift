@@ -14,7 +14,9 @@ struct OrdersAdd: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Option(help: "A new id (1 to 200 characters).") var id: String
-    @Option(name: .customLong("placed-at"), help: ArgumentHelp("When it was placed (default: now).", valueName: "RFC3339"))
+    @Option(
+        name: .customLong("placed-at"), help: ArgumentHelp("When it was placed (default: now).", valueName: "RFC3339"),
+        transform: RFC3339Time.parse)
     var placedAt: RFC3339Time?
     @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
     var items: [OrderItemArgument]

@@ -11,7 +11,9 @@ struct OrdersUpdate: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The order's id.") var id: String
-    @Option(name: .customLong("placed-at"), help: ArgumentHelp("When it was placed.", valueName: "RFC3339"))
+    @Option(
+        name: .customLong("placed-at"), help: ArgumentHelp("When it was placed.", valueName: "RFC3339"),
+        transform: RFC3339Time.parse)
     var placedAt: RFC3339Time?
     @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
     var items: [OrderItemArgument] = []
