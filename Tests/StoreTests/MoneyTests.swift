@@ -9,6 +9,8 @@ struct MoneyTests {
         ("2.49", Int64(249)), ("3", 300), ("0.1", 10), ("0.10", 10), ("0.100", 10), ("1e2", 10_000),
         ("1E2", 10_000), ("1e+2", 10_000), ("1.5e1", 1_500), ("25e-2", 25), ("-0", 0), ("-0.00", 0),
         ("0", 0), ("1234567.89", 123_456_789),
+        // Any zero is zero: these were refused as "not an amount", though -0 and 0e999 were not.
+        ("-0.0e0", 0), ("0e1000", 0), ("0.00e-99999", 0), ("-0e5", 0),
     ])
     func parsesExactDecimalsIntoCents(text: String, cents: Int64) {
         #expect(Money(text)?.minorUnits == cents)
@@ -17,6 +19,7 @@ struct MoneyTests {
     @Test(arguments: [
         "0.125", "-1", "-0.01", "abc", "1e999", "", "-", "1e", "1.2.3", "2,49", " 1", "1 ",
         "92233720368547758.08", "1e-3", "1e++2", "1e+-2", "1e-+2", "1e--2", "1e+", "1e2.0",
+        "-1e999", "-0.01e0", "e5", ".e1000", "0e", "-0e", "--0", "1e-1000",
     ])
     func refusesAnythingButANonNegativeAmountInWholeCents(text: String) {
         #expect(Money(text) == nil)
@@ -116,5 +119,22 @@ struct MoneyTests {
         }
         // It does take the common shapes.
         #expect(Money.plainCents("2.49") == 249 && Money.plainCents("12") == 1_200 && Money.plainCents("0.5") == 50)
+    }
+
+    /// The decoder's message said "at most 2 fraction digits" for a number that was only too large.
+    @Test("decoding tells an amount too large for 64-bit cents from one with more than two decimals")
+    func decodingErrorsSayWhy() throws {
+        for (json, reason) in [
+            ("9223372036854775807", "more cents than 64 bits hold"), ("99999999999999999999.99", "more cents than 64 bits hold"),
+            ("0.125", "at most 2 fraction digits"),
+        ] {
+            do {
+                _ = try JSONDecoder().decode(Money.self, from: Data(json.utf8))
+                Issue.record("\(json) decoded")
+            } catch let DecodingError.dataCorrupted(context) {
+                #expect(context.debugDescription.contains(reason), "\(json): \(context.debugDescription)")
+            }
+        }
+        #expect(try JSONDecoder().decode(Money.self, from: Data("-2.5".utf8)) == Money(minorUnits: -250))
     }
 }

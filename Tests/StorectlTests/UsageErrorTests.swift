@@ -87,4 +87,21 @@ struct UsageErrorTests {
         expectSuccess(synced)
         #expect(synced.stdout.contains(storectl.directory.file("~/feed.json")), "\(synced)")
     }
+
+    /// A quantity that is no integer made the item read as a name with a colon, a price and a
+    /// bad aisle: "aisle '1.0' is not an integer".
+    @Test("--item NAME:PRICE:AISLE:QTY with a bad quantity names the quantity; any written zero is a price of 0")
+    func itemFieldsAreBlamedRightly() async throws {
+        let storectl = try Storectl()
+        for quantity in ["1.0", "+5", "1e6", "x"] {
+            expectFailure(
+                try await storectl("orders", "add", "--id", "o", "--item", "Milk:2.49:3:\(quantity)"), status: exitUsage,
+                mentioning: ["quantity '\(quantity)' is not an integer of at least 1"])
+        }
+        expectFailure(
+            try await storectl("orders", "add", "--id", "o", "--item", "Milk:2.49:x"), status: exitUsage,
+            mentioning: ["aisle 'x' is not an integer of at least 0"])
+        expectSuccess(try await storectl("orders", "add", "--id", "o", "--item", "Free:0e1000:1", "--item", "Gift:-0.0e0:2"))
+        #expect(try await storectl("orders", "total", "o").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.00")
+    }
 }

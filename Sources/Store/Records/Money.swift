@@ -118,13 +118,17 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `parseAmount` for any shape (signs, exponents, trailing zeros); the reference the fast
     /// path `plainCents` is tested against.
     static func parseAnyAmount(_ text: String) -> ParsedAmount {
-        var utf8 = Substring(text).utf8[...]
-        guard !utf8.isEmpty else { return .invalid }
-        if utf8.first == UInt8(ascii: "-") {
-            // -0 and -0.00 are zero; any other negative is refused.
-            utf8 = utf8.dropFirst()
-            guard !utf8.isEmpty, utf8.allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") }) else { return .invalid }
+        if text.utf8.first == UInt8(ascii: "-") {
+            // Any zero (-0, -0.00, -0.0e0) is zero; any other negative is refused.
+            guard case .cents(0) = parseMagnitude(Substring(text).utf8.dropFirst()) else { return .invalid }
+            return .cents(0)
         }
+        return parseMagnitude(Substring(text).utf8[...])
+    }
+
+    /// `parseAnyAmount` without a sign.
+    private static func parseMagnitude(_ utf8: Substring.UTF8View) -> ParsedAmount {
+        guard !utf8.isEmpty else { return .invalid }
         var integerDigits: [UInt8] = []
         var fractionDigits: [UInt8] = []
         var exponent = 0
@@ -147,9 +151,11 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
                 }
                 let magnitude = Int(String(decoding: rest, as: UTF8.self)) ?? Int.max
                 let value = negative ? -magnitude : magnitude
-                // 1e999 is an amount, only far too large; any nonzero digit shifted that far is.
-                if value >= 1000, (integerDigits + fractionDigits).contains(where: { $0 != 0 }) { return .tooLarge }
-                guard abs(value) < 1000 else { return .invalid }
+                // Zero is zero however far shifted (0e1000); 1e999 is an amount, only far too
+                // large, and so is any nonzero digit shifted that far.
+                let zero = !(integerDigits + fractionDigits).contains(where: { $0 != 0 })
+                guard abs(value) < 1000 || zero else { return value > 0 ? .tooLarge : .invalid }
+                if zero, !(integerDigits.isEmpty && fractionDigits.isEmpty) { return .cents(0) }
                 exponent = value
                 index = utf8.endIndex
                 continue
@@ -182,19 +188,28 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
 
 extension Money: Codable {
     /// Encoded as a JSON number with the exact value (`2.49`), decoded from one; a number with
-    /// more than two fraction digits, or a negative one, is a decoding error.
+    /// more than two fraction digits, or beyond what 64-bit cents hold, is a decoding error.
     /// Reads what `encode(to:)` writes: a number with at most 2 fraction digits, negative
     /// included (`Money(minorUnits: -5)` encoded, then failed to decode).
+    ///
+    /// A decoder hands over a `Decimal`, not the number's text, and Foundation's `JSONDecoder`
+    /// keeps 38 significant digits: a longer number (`0.1000000000000000000000000000000000000000001`)
+    /// is rounded before it gets here, and decodes as the amount it was rounded to. The feed's
+    /// own parser (`Store.sync`) reads every digit, and refuses it.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let decimal = try container.decode(Decimal.self)
         let text = NSDecimalNumber(decimal: decimal).stringValue
         let negative = text.hasPrefix("-")
-        guard let magnitude = Money(negative ? String(text.dropFirst()) : text) else {
+        switch Money.parseAmount(negative ? String(text.dropFirst()) : text) {
+        case .cents(let cents): self = Money(minorUnits: negative ? -cents : cents)
+        case .tooLarge:
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "\(decimal) is not an amount of money: at most 2 fraction digits")
+                in: container, debugDescription: "\(text) is not an amount of money: more cents than 64 bits hold")
+        case .invalid:
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(text) is not an amount of money: at most 2 fraction digits")
         }
-        self = negative ? Money(minorUnits: -magnitude.minorUnits) : magnitude
     }
 
     public func encode(to encoder: any Encoder) throws {

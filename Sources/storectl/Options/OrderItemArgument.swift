@@ -67,6 +67,14 @@ struct OrderItemArgument: ExpressibleByArgument, Sendable {
         }
         // Int("+5") is 5: only digits (and a sign to be refused) count, as for the quantity.
         guard isInteger(fields[1]), let aisle = Int(fields[1]), aisle >= 0 else {
+            // NAME:PRICE:AISLE:QTY with a quantity that is no integer (`1.0`, `+5`, `1e6`) read as
+            // a name with a colon, a price and a bad aisle: blame the quantity when the fields
+            // before it make a price and an aisle.
+            if parts.count >= 4, isInteger(parts[parts.count - 2]), !parts[parts.count - 2].hasPrefix("-"),
+                case .cents = Money.parseAmount(parts[parts.count - 3])
+            {
+                throw Problem(description: "quantity '\(fields[1])' is not an integer of at least 1")
+            }
             if tooLarge(fields[1], maximum: Int.max) {
                 throw Problem(description: "aisle '\(fields[1])' is too large: at most \(Int.max)")
             }
