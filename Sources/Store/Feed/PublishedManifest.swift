@@ -148,7 +148,10 @@ struct PublishedManifest: Sendable, Equatable {
             // The sync's own limit, not the manifest's fault: said as the other size limits say it
             // (it read "is out of range 0...2048", as if the manifest were broken).
             if size > maximumFileBytes {
-                throw fail(path + ".size", "\(size) bytes is larger than the limit of \(maximumFileBytes) bytes per file")
+                throw fail(
+                    path + ".size",
+                    "\(size) bytes is larger than the limit of \(maximumFileBytes) byte\(maximumFileBytes == 1 ? "" : "s") per file"
+                )
             }
             let digest = try string(value["sha256"], path + ".sha256")
             guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })

@@ -64,7 +64,8 @@ public enum FeedSourceError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .invalid(let text, let reason): "\(text): not a feed source: \(reason)"
         case .unreadable(let path, let reason): "\(path): cannot read: \(reason)"
-        case .tooLarge(let source, let limit): "\(source): larger than the limit of \(limit) bytes per file"
+        case .tooLarge(let source, let limit):
+            "\(source): larger than the limit of \(limit) byte\(limit == 1 ? "" : "s") per file"
         }
     }
 }

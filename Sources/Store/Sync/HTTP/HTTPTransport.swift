@@ -111,7 +111,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let url, let after): "\(url.redacted): timed out after \(Self.seconds(after))"
         case .truncated(let url, let expected, let received):
             "\(url.redacted): the body was cut short (\(received) of \(expected) bytes)"
-        case .tooLarge(let url, let limit): "\(url.redacted): the body is larger than the limit of \(limit) bytes"
+        case .tooLarge(let url, let limit):
+            "\(url.redacted): the body is larger than the limit of \(limit) byte\(limit == 1 ? "" : "s")"
         case .tooManyRedirects(let url, let limit): "\(url.redacted): more than \(limit) redirects"
         case .redirectRefused(let from, let to, let reason):
             "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"

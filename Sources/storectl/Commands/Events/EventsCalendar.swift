@@ -24,7 +24,7 @@ struct EventsCalendar: AsyncParsableCommand {
     /// Each day is four columns wide: the day number right-aligned in three, then `*` if it has events.
     static func render(_ month: YearMonth, counts: [Int: Int]) -> TerminalText {
         let width = 7 * 4
-        let title = "\(monthNames[month.month - 1]) \(month.year)"
+        let title = "\(monthNames[month.month - 1]) \(month.description.prefix(4))" // the year as 4 digits: 0001
         var lines = [String(repeating: " ", count: max(0, (width - title.count) / 2)) + title]
         lines.append(" Mo  Tu  We  Th  Fr  Sa  Su")
         var line = String(repeating: "    ", count: month.firstDay.isoWeekday - 1)
