@@ -7,8 +7,9 @@
 ///
 /// ```swift
 /// var array = JSONArrayWriter()
-/// for framework in frameworks { output.write(array.element(framework.jsonValue)) }
-/// output.write(array.end())
+/// let output = FileHandle.standardOutput
+/// for framework in frameworks { output.write(Data(array.element(framework.jsonValue).utf8)) }
+/// output.write(Data(array.end().utf8))
 /// ```
 public struct JSONArrayWriter: Sendable {
     private let writer: JSONWriter

@@ -116,7 +116,7 @@ struct SyncStateTable {
     }
 }
 
-/// One sync as the history remembers it (`Store.syncHistory(limit:)`, `storectl sync history`):
+/// One sync as the history remembers it (`Store.syncHistory(limit:)`, `storectl history`):
 /// every sync that was not a dry run, committed or failed, is one entry. Times are kept to the
 /// millisecond.
 public struct SyncHistoryEntry: Sendable, Equatable {

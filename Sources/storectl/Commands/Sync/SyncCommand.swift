@@ -133,7 +133,8 @@ struct SyncRunCommand: AsyncParsableCommand {
             lines.append("conflict: \(conflict.kind) '\(conflict.key)' changed on both sides; kept local")
         }
         if let published = report.published {
-            let moved = "\(published.filesFetched) files, \(published.bytesFetched) bytes"
+            let moved =
+                "\(published.filesFetched) file\(published.filesFetched == 1 ? "" : "s"), \(published.bytesFetched) byte\(published.bytesFetched == 1 ? "" : "s")"
             if let reason = published.fullSyncReason {
                 lines.append("published feed: full sync to \(published.toSequence) (\(reason)); \(moved)")
             } else {
