@@ -104,4 +104,25 @@ struct UsageErrorTests {
         expectSuccess(try await storectl("orders", "add", "--id", "o", "--item", "Free:0e1000:1", "--item", "Gift:-0.0e0:2"))
         #expect(try await storectl("orders", "total", "o").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.00")
     }
+
+    /// Double(_:) and Int(_:) took "+5", "1e2" and the hexadecimal "0x1p3" as numbers.
+    @Test("--busy-timeout takes plain decimals and --budget plain digits (with a unit); signs, exponents, hex are usage errors")
+    func numbersArePlain() async throws {
+        let storectl = try Storectl()
+        expectSuccess(
+            try await storectl(
+                "frameworks", "add", "--id", "f", "--name", "F", "--image-name", "f", "--url", "u", "--description", "d"))
+        for value in ["5", "0.5", ".5", "86400"] {
+            expectSuccess(try await storectl("--busy-timeout=\(value)", "frameworks", "list"))
+        }
+        for value in ["+5", "1e2", "0x1p3", "5.", "86400.5"] {
+            expectFailure(
+                try await storectl("--busy-timeout=\(value)", "frameworks", "list"), status: exitUsage,
+                mentioning: ["--busy-timeout"])
+        }
+        for value in ["1024", "1KiB", "0"] { expectSuccess(try await storectl("images", "stats", "--budget=\(value)")) }
+        for value in ["+5", "+1KiB", "1e3", "0x10"] {
+            expectFailure(try await storectl("images", "stats", "--budget=\(value)"), status: exitUsage, mentioning: ["--budget"])
+        }
+    }
 }

@@ -7,7 +7,12 @@ struct ByteSize: ExpressibleByArgument, Sendable {
     init?(argument: String) {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1), ("", 1)]
         for (suffix, factor) in units where argument.hasSuffix(suffix) {
-            if let value = Int(argument.dropLast(suffix.count)), value >= 0, value <= Int.max / factor {
+            // Digits only: Int(_:) also takes a sign ("+5").
+            let digits = argument.dropLast(suffix.count)
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                continue
+            }
+            if let value = Int(digits), value <= Int.max / factor {
                 self.bytes = value * factor
                 return
             }
