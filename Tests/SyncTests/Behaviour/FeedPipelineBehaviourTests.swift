@@ -136,7 +136,13 @@ struct FeedPipelineBehaviourTests {
                         // Where the reader runs: its own thread, named for it (the system's name too).
                         var names = [Thread.current.name]
                         #if os(Linux)
-                            names.append(try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))
+                            // The kernel's name. A read of /proc can fail for a signal that
+                            // interrupts it (SIGCHLD from the suite's processes): tried again.
+                            var comm: String?
+                            for _ in 0..<5 where comm == nil {
+                                comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+                            }
+                            names.append(comm)
                         #endif
                         readerNames.withLock { $0 = names }
                         var validator = FeedValidator()
