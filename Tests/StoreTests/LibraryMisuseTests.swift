@@ -230,6 +230,68 @@ struct LibraryMisuseTests {
         }
     }
 
+    /// SQLite itself ends a transaction on `OR ROLLBACK` and `RAISE(ROLLBACK)`. A closure that
+    /// swallowed that statement's error went on in autocommit mode: each later statement
+    /// committed on its own and unobserved, while the write threw "cannot commit - no
+    /// transaction is active" (in a batch, "no such savepoint"). Now every later statement
+    /// fails, the write fails, and nothing of it is kept or reported: alone or in a batch.
+    @Test("a write whose transaction SQLite rolled back keeps nothing after it, alone or in a batch, and reports nothing")
+    func transactionEndedBySQLite() async throws {
+        try await withTemporaryStore { store, _ throws in
+            try await store.frameworks.insert(Self.framework("dup"))
+            try await store.write { db in
+                try db.execute(
+                    "CREATE TEMP TRIGGER boom BEFORE INSERT ON frameworks WHEN new.id = 'boom' BEGIN SELECT RAISE(ROLLBACK, 'boom'); END"
+                )
+            }
+            let stream = await store.changesFromNow()
+            let endings = [
+                "INSERT OR ROLLBACK INTO frameworks (id, name, image_name, url_string, description) VALUES ('dup', 'n', 'i', 'u', 'd')",
+                "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES ('boom', 'n', 'i', 'u', 'd')",
+            ]
+            @Sendable func offending(_ ending: String, _ tag: String) -> @Sendable (Database) throws -> Void {
+                { db in
+                    try db.frameworks.insert(Self.framework("before-\(tag)"))
+                    try? db.execute(ending)
+                    try? db.frameworks.insert(Self.framework("after-\(tag)"))
+                    try? db.execute("UPDATE frameworks SET name = 'changed' WHERE id = 'dup'")
+                }
+            }
+            for (index, ending) in endings.enumerated() {
+                do {
+                    try await store.write(offending(ending, "alone-\(index)"))
+                    Issue.record("a write whose transaction was rolled back returned")
+                } catch let error as SQLiteError {
+                    #expect(error.extendedCode == 516, "\(error)")
+                }
+                // In a batch: held behind a write at a gate, then run with an honest write.
+                let gate = Gate()
+                let holding = Task { try await store.write { _ in gate.pass() } }
+                await gate.waitUntilEntered()
+                let bad = Task { try await store.write(offending(ending, "batch-\(index)")) }
+                let honest = Task { try await store.frameworks.insert(Self.framework("honest-\(index)")) }
+                #expect(await eventually(within: 60) { store.writer.queuedWrites == 2 })
+                gate.open()
+                try await holding.value
+                await #expect(throws: SQLiteError.self) { try await bad.value }
+                let honestSucceeded = (try? await honest.value) != nil
+                let present = try await store.frameworks.find("honest-\(index)") != nil
+                #expect(present == honestSucceeded, "answered \(honestSucceeded), stored \(present)")
+            }
+            let ids = try await store.frameworks.fetchAll().map(\.id)
+            #expect(ids.allSatisfy { $0 == "dup" || $0.hasPrefix("honest-") }, "\(ids)")
+            #expect(try await store.frameworks.find("dup")?.name == Self.framework("dup").name)
+            // The store writes on, and its observers heard only what was kept.
+            try await store.frameworks.insert(Self.framework("marker"))
+            var heard: [String] = []
+            for await batch in stream {
+                heard += batch.changes.map(\.key)
+                if heard.contains("marker") { break }
+            }
+            #expect(heard.allSatisfy { $0 == "marker" || $0.hasPrefix("honest-") }, "\(heard)")
+        }
+    }
+
     @Test("a read writes nothing, even after PRAGMA query_only = OFF, on a file and in memory")
     func readsWriteNothing() async throws {
         var configuration = Store.Configuration()

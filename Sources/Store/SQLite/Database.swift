@@ -38,6 +38,12 @@ public final class Database {
     /// then fails, as the store's transaction is the store's. A raw `COMMIT` in a write closure
     /// that then threw left its writes committed, and a read closure could commit its own.
     var runsCallerClosure = false
+    /// Whether a write closure runs now, inside the transaction the writer began: a statement
+    /// then fails if SQLite has ended that transaction (`OR ROLLBACK`, `RAISE(ROLLBACK)`, an
+    /// I/O error) instead of running in autocommit mode. A closure that swallowed the error of
+    /// the statement that ended it went on, and each later statement committed on its own,
+    /// unobserved, while the write failed.
+    var runsInWriteTransaction = false
     /// Whether a statement that writes fails when run (`sqlite3_stmt_readonly`): an in-memory
     /// store's reads, which run on the writer's connection.
     var refusesWrites = false

@@ -37,6 +37,9 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     static let cantOpen: Int32 = 14
     static let constraint: Int32 = 19
     static let misuse: Int32 = 21
+    /// SQLITE_ABORT_ROLLBACK: "an SQL statement aborted because the transaction that was active
+    /// when the SQL statement first started was rolled back" (sqlite.org/rescode.html).
+    static let abortRollback: Int32 = 516
     static let notADatabase: Int32 = 26
     static let constraintPrimaryKey: Int32 = 1555
     static let constraintUnique: Int32 = 2067

@@ -196,6 +196,7 @@ final class Statement {
     func step() throws -> Bool {
         // Checked when run, not when prepared: a statement is cached and run again later.
         if guardedKind != .none || database.refusesWrites { try checkAllowed() }
+        if database.runsInWriteTransaction, !database.isInTransaction { throw Self.transactionEnded(sql: sql) }
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE:
@@ -209,6 +210,16 @@ final class Statement {
     }
 
     func reset() { sqlite3_reset(handle) }
+
+    /// What a statement of a write closure meets once SQLite has rolled back the write's
+    /// transaction, and what the write fails with.
+    static func transactionEnded(sql: String?) -> SQLiteError {
+        SQLiteError(
+            extendedCode: SQLiteError.abortRollback,
+            message:
+                "SQLite rolled back the write's transaction (an OR ROLLBACK conflict, RAISE(ROLLBACK), or an error that ends it): nothing more runs in it, and the write fails",
+            sql: sql)
+    }
 
     private func checkAllowed() throws {
         if database.refusesWrites, sqlite3_stmt_readonly(handle) == 0 {

@@ -374,8 +374,14 @@ actor DatabaseWriter {
     /// batch's transaction (see `Database.runsCallerClosure`).
     private static func runCallers(_ write: any PendingWrite, on database: Database) -> (any Error)? {
         database.runsCallerClosure = true
-        defer { database.runsCallerClosure = false }
-        return write.run(database)
+        database.runsInWriteTransaction = true
+        defer {
+            database.runsCallerClosure = false
+            database.runsInWriteTransaction = false
+        }
+        // A closure that swallowed the error of the statement that ended the transaction
+        // returns as if it succeeded: it fails, and (the transaction gone) so does the batch.
+        return write.run(database) ?? (database.isInTransaction ? nil : Statement.transactionEnded(sql: nil))
     }
 
     private static func inSavepoint(_ database: Database, _ body: () -> (any Error)?) -> (any Error)? {
