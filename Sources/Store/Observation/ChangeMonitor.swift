@@ -169,14 +169,21 @@ final class ChangeMonitor: @unchecked Sendable {
         for subscriber in finished { subscriber.finish() }
     }
 
+    /// The poll interval in nanoseconds, from 1 ms to a year: `.seconds(10_000_000_000)` (meant
+    /// as "never") overflowed the multiplication and trapped at the first observation.
+    static func timerNanoseconds(_ interval: Duration) -> Int {
+        let year: Int64 = 365 * 86_400
+        let seconds = min(max(interval.components.seconds, 0), year)
+        let nanoseconds =
+            seconds * 1_000_000_000 + (seconds == year ? 0 : max(interval.components.attoseconds, 0) / 1_000_000_000)
+        return Int(max(nanoseconds, 1_000_000))
+    }
+
     /// A timer on the monitor's own queue. It holds the monitor weakly; the monitor cancels it
     /// when the last subscriber leaves, on close, or when it is released.
     private func makePollTimer() -> any DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: pollQueue)
-        let nanoseconds = max(
-            1_000_000,
-            Int(pollInterval.components.seconds) * 1_000_000_000
-                + Int(pollInterval.components.attoseconds / 1_000_000_000))
+        let nanoseconds = Self.timerNanoseconds(pollInterval)
         timer.schedule(
             deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
             leeway: .nanoseconds(nanoseconds / 10))

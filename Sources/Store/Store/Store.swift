@@ -73,7 +73,8 @@ public final class Store: Sendable {
         public var transport: HTTPTransport = .live
         /// Retries of failed HTTP requests (backoff with jitter, Retry-After honoured).
         public var retryPolicy = RetryPolicy()
-        /// How often observers look for changes committed by other processes on the same file.
+        /// How often observers look for changes committed by other processes on the same file:
+        /// from 1 ms to a year (a shorter or longer interval is taken as the nearest).
         public var observationPollInterval: Duration = .milliseconds(100)
         /// The jitter source for retry backoff, in 0..<1.
         public var random: @Sendable () -> Double = { Double.random(in: 0..<1) }

@@ -56,4 +56,25 @@ struct ChangeMonitorStarvationTests {
     }
 
     struct PoolNotBlocked: Error {}
+
+    /// `.seconds(10_000_000_000)`, meant as "never", overflowed the timer's nanoseconds and
+    /// trapped at the first observation.
+    @Test("a poll interval beyond a year is a year, below 1 ms is 1 ms; observing with .seconds(Int64.max) works")
+    func pollIntervalIsBounded() async throws {
+        let year = 365 * 86_400 * 1_000_000_000
+        #expect(ChangeMonitor.timerNanoseconds(.seconds(10_000_000_000)) == year)
+        #expect(ChangeMonitor.timerNanoseconds(.seconds(Int64.max)) == year)
+        #expect(ChangeMonitor.timerNanoseconds(.milliseconds(100)) == 100_000_000)
+        #expect(ChangeMonitor.timerNanoseconds(.microseconds(1_500_250)) == 1_500_250_000)
+        #expect(ChangeMonitor.timerNanoseconds(.zero) == 1_000_000)
+        #expect(ChangeMonitor.timerNanoseconds(.seconds(-5)) == 1_000_000)
+        var configuration = Store.Configuration()
+        configuration.observationPollInterval = .seconds(Int64.max)
+        try await withTemporaryStore(configuration: configuration) { store, _ throws in
+            for try await frameworks in store.frameworks.observeAll() {
+                #expect(frameworks.isEmpty)
+                break
+            }
+        }
+    }
 }
