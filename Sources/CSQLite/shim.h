@@ -24,3 +24,14 @@
 static inline int csqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+
+/// Makes the connection close without a checkpoint: "Usually, when a database in wal mode is
+/// closed or detached from a database handle, SQLite checks if this will mean that there are now
+/// no connections at all to the database. If so, it performs a checkpoint operation before
+/// closing the connection. This option may be used to override this behaviour"
+/// (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, https://sqlite.org/c3ref/c_dbconfig_defensive.html). With
+/// no checkpoint, the close does not delete the -wal and -shm either (sqlite3WalClose). Variadic,
+/// so Swift cannot call sqlite3_db_config directly.
+static inline int csqlite_skip_checkpoint_on_close(sqlite3 *db) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}

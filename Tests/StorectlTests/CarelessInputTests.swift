@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Testing
 
 /// Inputs a careless user (or a file edited around the store) brings: each refused with an
@@ -221,6 +222,47 @@ struct CarelessInputTests {
         #expect(!result.stdout.contains("failed"), "\(result)")
         let orders = try JSON.array(expectSuccess(try await cli("orders", "list", "--json")).stdout)
         #expect(orders.count == 30)
+        #expect(try await sqlite3(cli.db, "PRAGMA integrity_check") == "ok")
+    }
+
+    /// SQLite's rule is never to delete a store's -wal or -shm while it is open. Deleted all the
+    /// same under an app's open store, the app kept its own (unlinked) files, or its stale WAL
+    /// index, while storectl made new ones. The app's next commit (even a failed sync's history
+    /// row) wrote over storectl's frames, and its close, the last on its own -shm, checkpointed
+    /// its stale WAL and deleted the *new* -wal and -shm by name: storectl's confirmed order was
+    /// gone. Every write of the store now fails once one of its files was replaced, and it
+    /// closes without a checkpoint when its -wal or -shm was.
+    @Test(
+        "an app's store whose -wal or -shm was deleted syncs nothing and closes without a checkpoint: storectl's orders stay",
+        arguments: [["-wal", "-shm"], ["-shm"]])
+    func walDeletedUnderAnOpenStore(_ removed: [String]) async throws {
+        let cli = try Storectl()
+        expectSuccess(try await cli("orders", "add", "--id", "before", "--item", "A:1:1")) // the schema in the file
+        let feed = cli.directory.file("feed.json")
+        try Data(
+            #"{"version": 1, "frameworks": [{"id": "fed", "name": "F", "imageName": "f", "urlString": "https://e.com/f", "description": "d"}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: feed))
+        let app = try await Store.open(at: cli.db)
+        try await app.orders.insert(
+            Order(id: "app", placedAt: Date(), items: [OrderItem(itemName: "B", price: Money(minorUnits: 1), aisle: 1)]))
+        #expect(try await app.orders.count() == 2) // a reader connection open too
+        for suffix in removed { #expect(unlink(cli.db + suffix) == 0) }
+        expectSuccess(try await cli("orders", "add", "--id", "confirmed", "--item", "A:1:1"))
+        // Every write fails now: through the app's stale WAL index, even the failed sync's
+        // history row overwrote storectl's confirmed order.
+        await #expect(throws: StoreError.storeMoved(path: cli.db + removed[0])) { try await app.sync(from: FeedSource(feed)) }
+        await #expect(throws: StoreError.storeMoved(path: cli.db + removed[0])) {
+            try await app.orders.insert(
+                Order(id: "late", placedAt: Date(), items: [OrderItem(itemName: "C", price: Money(minorUnits: 1), aisle: 1)]))
+        }
+        await app.close()
+        let ids = try JSON.array(expectSuccess(try await cli("orders", "list", "--json")).stdout).compactMap {
+            $0["id"] as? String
+        }
+        #expect(ids.contains("confirmed"), "\(ids)")
+        #expect(ids.contains("before"), "\(ids)")
+        #expect(!ids.contains("fed"))
         #expect(try await sqlite3(cli.db, "PRAGMA integrity_check") == "ok")
     }
 }

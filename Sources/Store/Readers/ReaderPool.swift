@@ -40,8 +40,13 @@ final class ReaderPool: @unchecked Sendable {
         let cancellation: CancellationFlag?
     }
 
-    init(path: String, maximumCount: Int, busyTimeout: Duration, vfsName: String? = nil) {
+    /// The store's files as it opened them: each connection closes without a checkpoint if one
+    /// was replaced (see `WALFiles`).
+    private let walFiles: WALFiles?
+
+    init(path: String, maximumCount: Int, busyTimeout: Duration, vfsName: String? = nil, walFiles: WALFiles? = nil) {
         self.path = path
+        self.walFiles = walFiles
         self.maximumCount = max(1, maximumCount)
         self.options = Database.OpenOptions(readOnly: false, create: false, busyTimeout: busyTimeout, vfsName: vfsName)
     }
@@ -222,9 +227,10 @@ final class ReaderPool: @unchecked Sendable {
     /// runs the waiter's read on it.
     private func open(for waiter: Waiter) {
         let queue = DispatchQueue(label: "store.reader", qos: .userInitiated)
-        queue.async { [path, options] in
+        queue.async { [path, options, walFiles] in
             do {
                 let database = try Database(path: path, options: options)
+                database.walFiles = walFiles
                 // Belt and braces: a read closure cannot write through this connection.
                 try database.execute("PRAGMA query_only = ON")
                 // And it stays on: a read closure that turned it off wrote, committed, and no

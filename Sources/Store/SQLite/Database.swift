@@ -44,6 +44,8 @@ public final class Database {
     /// the statement that ended it went on, and each later statement committed on its own,
     /// unobserved, while the write failed.
     var runsInWriteTransaction = false
+    /// The store's files as it opened them: if one was replaced, `close()` skips the checkpoint.
+    var walFiles: WALFiles?
     /// Whether a statement that writes fails when run (`sqlite3_stmt_readonly`): an in-memory
     /// store's reads, which run on the writer's connection.
     var refusesWrites = false
@@ -204,6 +206,9 @@ public final class Database {
         lastLiteral = nil
         literalStatements.removeAll()
         statements.removeAll()
+        // A -wal or -shm replaced under the store: the checkpoint would copy this connection's
+        // stale WAL over the database, and delete the other processes' -wal and -shm.
+        if walFiles?.walOrShmReplaced == true { csqlite_skip_checkpoint_on_close(handle) }
         sqlite3_close_v2(handle)
     }
 

@@ -30,8 +30,9 @@ public final class Store: Sendable {
     let imagePipeline: ImagePipeline
     /// Tells observers of committed transactions, from this process and others.
     let changeMonitor: ChangeMonitor
-    /// The device and inode the store's path named when it was opened (nil in memory).
-    let fileIdentity: FileIdentity?
+    /// The store's files (database, -wal, -shm) as it opened them (nil in memory): a sync
+    /// commits nothing if one was replaced, and no connection then checkpoints as it closes.
+    let walFiles: WALFiles?
 
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
@@ -130,14 +131,15 @@ public final class Store: Sendable {
     }
 
     private init(
-        path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor
+        path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor,
+        walFiles: WALFiles?
     ) {
         self.path = path
         self.configuration = configuration
         self.writer = writer
         self.readers = readers
         self.changeMonitor = changeMonitor
-        self.fileIdentity = path.flatMap(FileIdentity.init(of:))
+        self.walFiles = walFiles
         self.imagePipeline = ImagePipeline(
             cache: Self.imageCacheAccess(writer: writer, readers: readers, configuration: configuration))
         changeMonitor.attach(Self.changeLogAccess(writer: writer, readers: readers))
@@ -226,6 +228,7 @@ public final class Store: Sendable {
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
+        var walFiles: WALFiles?
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
             maximumBatchSize: configuration.maximumWritesPerTransaction,
@@ -243,15 +246,22 @@ public final class Store: Sendable {
             for sql in configuration.writerSetupSQL { try database.execute(sql) }
             let migrator = Migrator(configuration)
             if configuration.migrateOnOpen { try migrator.migrate(database) }
+            if let path {
+                // A read in WAL mode opens (creating them if need be) the -wal and -shm: their
+                // identities are then the ones this store uses.
+                _ = try database.query("PRAGMA schema_version") { $0.int64(0) }
+                walFiles = WALFiles(databasePath: path)
+                database.walFiles = walFiles
+            }
         }
         self.init(
             path: path, configuration: configuration, writer: writer,
             readers: path.map {
                 ReaderPool(
                     path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
-                    vfsName: configuration.vfsName)
+                    vfsName: configuration.vfsName, walFiles: walFiles)
             },
-            changeMonitor: monitor)
+            changeMonitor: monitor, walFiles: walFiles)
     }
 
     // MARK: Reading and writing

@@ -42,12 +42,13 @@ enum StoreFile {
             path: path, reason: "\(place), and SQLite must create \(name)-wal and \(name)-shm beside the store to open it")
     }
 
-    /// Throws `StoreError.storeMoved` unless `path` still names the file a store opened as
-    /// `identity`: a sync into a store deleted or replaced under it (rm, a restore) went to the
-    /// unlinked file and reported "applied", and its -wal then corrupted the next file put there.
-    static func checkStill(_ identity: FileIdentity?, at path: String?) throws {
-        guard let identity, let path else { return }
-        if FileIdentity(of: path) != identity { throw StoreError.storeMoved(path: path) }
+    /// Throws `StoreError.storeMoved` if one of the store's files is no longer the one it
+    /// opened (see `WALFiles`): a sync into a store deleted or replaced under it (rm, a restore)
+    /// went to the unlinked file and reported "applied", and its -wal then corrupted the next
+    /// file put there; a sync whose -wal or -shm was deleted committed where no other process
+    /// would see it.
+    static func checkStill(_ files: WALFiles?) throws {
+        if let replaced = files?.replacedFile() { throw StoreError.storeMoved(path: replaced) }
     }
 
     /// Why `path` cannot be opened or created, from the system's error `code`, in words about

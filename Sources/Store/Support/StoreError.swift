@@ -27,8 +27,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case notAStore(path: String, reason: String)
     /// The store does not exist, and was opened with `createIfMissing` false.
     case storeNotFound(path: String)
-    /// The store's file was removed or replaced while a sync ran (the path names another file,
-    /// or none): the sync wrote nothing.
+    /// One of the store's files (the database, its -wal or its -shm; `path` names it) was
+    /// removed or replaced while the store was open (the path names another file, or none):
+    /// every write fails from then on, writing nothing, and a sync under way does not commit.
+    /// SQLite's rule is never to remove them while the store is open; reopen the store.
     case storeMoved(path: String)
     /// `Store.Configuration` cannot be used (an app's record kind or migrations): nothing was
     /// opened.
@@ -63,7 +65,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .storeNotFound(let path):
             "the store \(path) does not exist"
         case .storeMoved(let path):
-            "the store \(path) was removed or replaced while this sync ran; nothing was written to it"
+            "\(path) was removed or replaced while the store was open (never remove a store's files while it is open; reopen it); nothing was written"
         case .invalidConfiguration(let reason):
             "the store's configuration cannot be used: \(reason)"
         }

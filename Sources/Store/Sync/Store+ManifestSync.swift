@@ -89,7 +89,7 @@ extension Store {
         let superseded = try SupersededKeys(pages: pages, kinds: kinds)
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
-            let (identity, storePath) = (fileIdentity, path)
+            let walFiles = walFiles
             (report, downloads, records, historyID) = try await write { db in
                 let state = SyncStateTable(db: db)
                 // Another sync of this source may have committed during the downloads: the
@@ -126,7 +126,7 @@ extension Store {
                 }
                 try reconciler.finish()
                 // Before it commits: still the file the store opened (see `StoreFile.checkStill`).
-                try StoreFile.checkStill(identity, at: storePath)
+                try StoreFile.checkStill(walFiles)
                 var report = reconciler.report
                 report.published = fetchedDetails
                 if dryRun {

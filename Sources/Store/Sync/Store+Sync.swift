@@ -106,7 +106,7 @@ extension Store {
         let pages = fetched.pages
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
-            let (identity, storePath) = (fileIdentity, path)
+            let walFiles = walFiles
             (report, downloads, records, historyID) = try await write { db in
                 var reconciler = try Reconciler(
                     db: db, source: key, validators: newValidators, policy: policy,
@@ -128,7 +128,7 @@ extension Store {
                 }
                 try reconciler.finish()
                 // Before it commits: still the file the store opened (see `StoreFile.checkStill`).
-                try StoreFile.checkStill(identity, at: storePath)
+                try StoreFile.checkStill(walFiles)
                 if dryRun {
                     throw DryRunRollback(
                         report: reconciler.report, downloads: reconciler.imagesToDownload, records: recordCount)

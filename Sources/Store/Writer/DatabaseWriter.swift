@@ -265,6 +265,13 @@ actor DatabaseWriter {
         } catch {
             return error
         }
+        // The store's -wal or -shm deleted and made anew by another process: this connection's
+        // WAL index is stale, and a commit through it would write over that process's confirmed
+        // frames. Every write fails from then on (two `stat`s a transaction, about 2 µs).
+        if let replaced = database.walFiles?.replacedFile() {
+            database.rollbackIfNeeded()
+            return StoreError.storeMoved(path: replaced)
+        }
         // The hooks collect the batch's changes (see ChangeCollector); anything collected
         // outside a write (an `exclusive` body in autocommit mode) is not a write's and is dropped.
         let changes = database.changeCollector!
