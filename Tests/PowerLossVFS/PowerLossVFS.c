@@ -17,6 +17,7 @@ typedef struct Pending {
     unsigned char *overwritten; // `overwrittenLength` bytes (less than length past the old end)
     int overwrittenLength;
     sqlite3_int64 sizeBefore;
+    int isTruncate;             // a truncation to `offset` (length 0, nothing written)
     struct Pending *next;       // older to newer
 } Pending;
 
@@ -31,7 +32,7 @@ static sqlite3_vfs *realVFS;
 static sqlite3_vfs vfs;
 static int registered;
 static int64_t ioCount, cutAt, dropped;
-static int cutMode, didCut;
+static int cutMode, didCut, deviceCharacteristics;
 static uint64_t rngState;
 static Pending *head, *tail;
 
@@ -79,19 +80,34 @@ static void cutPower(void) {
         Pending *p = list[i];
         int fd = open(p->path, O_RDWR);
         if (fd < 0) continue;
+        // A truncation's cut-off bytes come back (and with them the size); a write's
+        // overwritten bytes too, and a write past the old end is cut back.
         rawWrite(fd, p->overwritten, p->overwrittenLength, p->offset);
-        if (p->sizeBefore < p->offset + p->length) (void)ftruncate(fd, (off_t)p->sizeBefore);
+        if (!p->isTruncate && p->sizeBefore < p->offset + p->length) (void)ftruncate(fd, (off_t)p->sizeBefore);
         close(fd);
     }
     for (i = 0; i < count; i++) {
         Pending *p = list[i];
-        int keep = 0;
-        if (cutMode == POWERLOSS_DROP_RANDOM) keep = (int)(nextRandom() & 1);
-        else if (cutMode == POWERLOSS_TEAR_LAST) keep = i < count - 1 ? p->length : 0;
-        int length = cutMode == POWERLOSS_TEAR_LAST ? keep : (keep ? p->length : 0);
-        if (cutMode == POWERLOSS_TEAR_LAST && i == count - 1) {
-            int sectors = p->length / 512; // the torn write keeps a whole number of sectors
-            length = sectors > 0 ? (int)(nextRandom() % (uint64_t)sectors) * 512 : 0;
+        int last = i == count - 1;
+        if (p->isTruncate) { // reached the disk, or not: whole
+            int keep = cutMode == POWERLOSS_DROP_RANDOM ? (int)(nextRandom() & 1) : (cutMode == POWERLOSS_TEAR_LAST && !last);
+            if (!keep) { dropped++; continue; }
+            int fd = open(p->path, O_RDWR);
+            if (fd < 0) continue;
+            (void)ftruncate(fd, (off_t)p->offset);
+            close(fd);
+            continue;
+        }
+        int length = 0;
+        if (cutMode == POWERLOSS_DROP_RANDOM) length = (nextRandom() & 1) ? p->length : 0;
+        else if (cutMode == POWERLOSS_TEAR_LAST && !last) length = p->length;
+        else if (cutMode == POWERLOSS_TEAR_LAST) {
+            // Torn at a sector boundary of the file (512-byte sectors from its start), strictly
+            // inside the write: the sectors before it reached the disk, the rest did not. A
+            // write inside one sector cannot tear: it is lost whole.
+            sqlite3_int64 first = (p->offset / 512 + 1) * 512, end = p->offset + p->length;
+            sqlite3_int64 boundaries = first < end ? (end - 1 - first) / 512 + 1 : 0;
+            if (boundaries > 0) length = (int)(first + (sqlite3_int64)(nextRandom() % (uint64_t)boundaries) * 512 - p->offset);
         }
         if (length < p->length) dropped++;
         if (length == 0) continue;
@@ -168,8 +184,28 @@ static int plTruncate(sqlite3_file *f, sqlite3_int64 size) {
     PLFile *file = (PLFile *)f;
     pthread_mutex_lock(&lock);
     if (didCut) { pthread_mutex_unlock(&lock); return SQLITE_IOERR_TRUNCATE; }
+    if (file->path) { // pending until the next sync, with the bytes it cuts off
+        sqlite3_int64 before = 0;
+        int rc = REAL(f)->pMethods->xFileSize(REAL(f), &before);
+        if (rc != SQLITE_OK) { pthread_mutex_unlock(&lock); return SQLITE_IOERR_TRUNCATE; }
+        if (before > size) {
+            Pending *p = calloc(1, sizeof(Pending));
+            if (!p) { pthread_mutex_unlock(&lock); return SQLITE_IOERR_TRUNCATE; }
+            p->path = strdup(file->path);
+            p->offset = size;
+            p->isTruncate = 1;
+            p->sizeBefore = before;
+            p->overwrittenLength = (int)(before - size);
+            p->overwritten = malloc((size_t)p->overwrittenLength);
+            p->written = NULL;
+            if (!p->overwritten || REAL(f)->pMethods->xRead(REAL(f), p->overwritten, p->overwrittenLength, size) != SQLITE_OK) {
+                freePending(p); pthread_mutex_unlock(&lock); return SQLITE_IOERR_TRUNCATE;
+            }
+            if (tail) tail->next = p; else head = p;
+            tail = p;
+        }
+    }
     int rc = REAL(f)->pMethods->xTruncate(REAL(f), size);
-    if (file->path) forgetPath(file->path); // treated as synced (see the header)
     pthread_mutex_unlock(&lock);
     return rc;
 }
@@ -194,9 +230,13 @@ static int plCheckReservedLock(sqlite3_file *f, int *out) { return REAL(f)->pMet
 static int plFileControl(sqlite3_file *f, int op, void *arg) { return REAL(f)->pMethods->xFileControl(REAL(f), op, arg); }
 static int plSectorSize(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
 static int plDeviceCharacteristics(sqlite3_file *f) {
-    // Nothing is promised beyond what a plain disk gives (no atomic or safe-append writes).
+    // A plain disk (0) or what the unix VFS reports by default (powersafe overwrite); never
+    // atomic or safe-append writes. See powerloss_set_device_characteristics.
     (void)f;
-    return 0;
+    pthread_mutex_lock(&lock);
+    int characteristics = deviceCharacteristics;
+    pthread_mutex_unlock(&lock);
+    return characteristics;
 }
 static int plShmMap(sqlite3_file *f, int region, int size, int extend, void volatile **out) {
     return REAL(f)->pMethods->xShmMap(REAL(f), region, size, extend, out);
@@ -282,4 +322,10 @@ void powerloss_arm(int64_t at, int mode, uint64_t seed) {
 
 int64_t powerloss_io_count(void) { pthread_mutex_lock(&lock); int64_t n = ioCount; pthread_mutex_unlock(&lock); return n; }
 int powerloss_did_cut(void) { return isOff(); }
+void powerloss_set_device_characteristics(int characteristics) {
+    pthread_mutex_lock(&lock);
+    deviceCharacteristics = characteristics;
+    pthread_mutex_unlock(&lock);
+}
+
 int64_t powerloss_dropped_writes(void) { pthread_mutex_lock(&lock); int64_t n = dropped; pthread_mutex_unlock(&lock); return n; }
