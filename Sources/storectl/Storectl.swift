@@ -62,10 +62,26 @@ struct Storectl: CommandGroup {
     /// not know (`storectl help framework`), so a typo passed in a script; a usage error (64)
     /// instead, naming the command.
     static func checkHelpTopic(_ arguments: [String]) throws {
-        guard arguments.first == "help" else { return }
+        // The names, without options and the values of the store's options (`--db x help`,
+        // `help --db x frameworks`).
+        var names: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if argument.hasPrefix("-") {
+                if StoreOptions.namesTakingValues.contains(argument) { index += 1 }
+            } else {
+                names.append(argument)
+            }
+            index += 1
+        }
+        guard names.first == "help" else { return }
         var command: any ParsableCommand.Type = Self.self
         var path = configuration.commandName ?? "storectl"
-        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+        for name in names.dropFirst() {
+            // `help help` is ArgumentParser's own: the help of `help`.
+            if name == "help" && command == Self.self { return }
             let known = command.configuration.subcommands.first {
                 $0._commandName == name || $0.configuration.aliases.contains(name)
             }

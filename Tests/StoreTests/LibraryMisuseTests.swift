@@ -274,7 +274,15 @@ struct LibraryMisuseTests {
                 gate.open()
                 try await holding.value
                 await #expect(throws: SQLiteError.self) { try await bad.value }
-                let honestSucceeded = (try? await honest.value) != nil
+                let honestSucceeded: Bool
+                do {
+                    try await honest.value
+                    honestSucceeded = true
+                } catch let error as SQLiteError {
+                    // Not the culprit's own error, which it did not cause.
+                    #expect(error.extendedCode == 516 && error.message.contains("another write's error"), "\(error)")
+                    honestSucceeded = false
+                }
                 let present = try await store.frameworks.find("honest-\(index)") != nil
                 #expect(present == honestSucceeded, "answered \(honestSucceeded), stored \(present)")
             }

@@ -65,6 +65,18 @@ struct CarelessInputTests {
             expectFailure(result, status: 1, mentioning: ["order 'ok'", field, reason, "(as stored)"])
         }
         #expect(!FileManager.default.fileExists(atPath: cli.directory.file("pub/manifest.json")))
+        // The ways to repair it still work (they read the stored order to change it): an update
+        // of its items, and a sync that may update it.
+        expectSuccess(try await cli("orders", "update", "ok", "--item", "A:1:2"))
+        expectSuccess(try await cli("orders", "list"))
+        _ = try await sqlite3(cli.db, "PRAGMA ignore_check_constraints = 1; \(change)")
+        let feed = cli.directory.file("repair.json")
+        try Data(
+            #"{"version": 1, "orders": [{"id": "ok", "placedAt": "2026-11-20T09:30:00Z", "items": [{"itemName": "A", "price": 1, "aisle": 1}]}]}"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: feed))
+        expectSuccess(try await cli("sync", feed, "--policy", "prefer-remote"))
+        expectSuccess(try await cli("orders", "show", "ok"))
     }
 
     /// Image sizes and times changed around the store were read as they came: a size near 2^63

@@ -42,6 +42,15 @@ struct CommandGroupTests {
         let known = try await storectl("help", "frameworks", "list")
         #expect(known.status == 0, "\(known)")
         #expect(known.stdout.contains("USAGE: storectl frameworks list"), "\(known)")
+        // Store options before or after `help` are not names; `help help` is ArgumentParser's.
+        let db = storectl.directory.file("x.sqlite")
+        expectFailure(
+            try await storectl("--db", db, "help", "framework"), status: exitUsage,
+            mentioning: ["'storectl framework' is not a command"])
+        let withOption = try await storectl("help", "--db", db, "frameworks")
+        #expect(withOption.status == 0, "\(withOption)")
+        #expect(withOption.stdout.contains("USAGE: storectl frameworks <subcommand>"), "\(withOption)")
+        #expect(try await storectl("help", "help").status == 0)
         #expect(!FileManager.default.fileExists(atPath: storectl.db), "no store is opened for help")
     }
 }

@@ -184,6 +184,18 @@ struct OutputPathTests {
         #expect(!FileManager.default.fileExists(atPath: storectl.directory.file("a")))
     }
 
+    /// The sweep of an earlier export's later pages deleted a store named like one.
+    @Test("a paged export into the folder that holds its store, named feed-2.json, leaves the store")
+    func pagedExportNeverRemovesItsStore() async throws {
+        let storectl = try Storectl()
+        let folder = try storectl.directory.makeDirectory("out")
+        let db = folder + "/feed-2.json"
+        expectSuccess(try await storectl("--db", db, "events", "add", "--id", "e", "--title", "T", "--date", "2026-06-08"))
+        expectSuccess(try await storectl("--db", db, "export", "--page-size", "10", "--out", folder))
+        #expect(FileManager.default.fileExists(atPath: db))
+        #expect(try await sqlite3(db, "SELECT id FROM events") == "e")
+    }
+
     @Test("images get --out to a path that cannot be written fails with the image's use unrecorded")
     func failedImageGetLeavesTheStore() async throws {
         let (storectl, url) = try await storeWithImage()

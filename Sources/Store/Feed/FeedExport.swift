@@ -55,7 +55,7 @@ extension Store {
     /// temporary file renamed into place (see `OutputFile`): `path` holds its old content or
     /// the whole export, never part. The store's own files are refused. Temporary files that
     /// exports killed before their rename left beside `path` (`.NAME.tmp-XXXXXX`) are removed
-    /// once an hour old. A symbolic link at
+    /// once a day old. A symbolic link at
     /// `path` is followed (the file it names is replaced); a device or FIFO is written as it is,
     /// and `/dev/stdout` or `/dev/fd/N` write to that open descriptor.
     public func exportFeed(toFile path: String, includingImageData: Bool = true) async throws {
@@ -70,7 +70,7 @@ extension Store {
     /// replaced as one, though: a process killed during the renames leaves the folder with some
     /// pages of each export (``publish(to:options:)`` replaces a whole snapshot at once). Temporary
     /// files that exports killed before their renames left (`.feed-2.json.tmp-XXXXXX`) are
-    /// removed once an hour old. Returns the pages' names, in order.
+    /// removed once a day old. Returns the pages' names, in order.
     public func exportFeedPages(
         pageSize: Int, includingImageData: Bool = true, firstPageName: String = "feed.json", toFolder folder: String
     ) async throws -> [String] {
@@ -87,7 +87,7 @@ extension Store {
     ) async throws -> [String] {
         let storePath = path
         let recordTypes = configuration.recordTypes
-        let now = configuration.clock.now()
+        let now = Date() // compared with files' modification times: the system's clock, not the store's
         return try await read { db in
             var staged: [PendingOutput] = []
             var current: PendingOutput?
@@ -123,8 +123,10 @@ extension Store {
     }
 
     /// How long a temporary file of an export must have been left unmodified before a later
-    /// export to the same place removes it: an hour, as a publish waits by default.
-    static let exportTemporaryGrace: TimeInterval = 3600
+    /// export to the same place removes it: a day. Exports to one folder do not lock it (a
+    /// publish does), and a paged export's finished pages wait, unmodified, until its last page
+    /// is written: a shorter grace could remove a long export's pages under it.
+    static let exportTemporaryGrace: TimeInterval = 86_400
 
     /// Removes what exports killed before their renames (SIGKILL, a power cut) left beside the
     /// files just written: their temporary files, once unmodified for `exportTemporaryGrace`. For

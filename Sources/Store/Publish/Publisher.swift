@@ -361,8 +361,9 @@ struct Publisher {
 
     /// Temporary files of a publish killed before its renames, once older than the grace period.
     private func removeStaleTemporaries() {
+        // Files' modification times are the system clock's: so is the time compared with them.
         OutputFile.removeStaleTemporaries(
-            in: folder.path, of: PublishedFileName.isPublishedOrManifest, olderThan: options.gracePeriod, now: now,
+            in: folder.path, of: PublishedFileName.isPublishedOrManifest, olderThan: options.gracePeriod, now: Date(),
             storePath: storePath)
     }
 }

@@ -8,17 +8,17 @@ import Foundation
 enum StoredValue {
     /// A stored integer, within `bounds` if given.
     static func integer(
-        _ row: Statement, _ column: Int32, kind: RecordKind, key: String, field: String,
+        _ row: Statement, _ column: Int32, kind: RecordKind, key: String, field: @autoclosure () -> String,
         within bounds: ClosedRange<Int64>? = nil
     ) throws -> Int64 {
         let value = row.value(column)
         guard case .integer(let integer) = value else {
             throw StoreError.invalidRecord(
-                kind: kind, key: key, field: field, reason: "the stored value \(describe(value)) is not an integer")
+                kind: kind, key: key, field: field(), reason: "the stored value \(describe(value)) is not an integer")
         }
         if let bounds, !bounds.contains(integer) {
             throw StoreError.invalidRecord(
-                kind: kind, key: key, field: field,
+                kind: kind, key: key, field: field(),
                 reason: "the stored value \(integer) is outside \(bounds.lowerBound) to \(bounds.upperBound)")
         }
         return integer
@@ -26,11 +26,13 @@ enum StoredValue {
 
     /// A stored time (milliseconds since 1970, UTC) within years 0001 to 9999, as the store
     /// writes every time.
-    static func time(_ row: Statement, _ column: Int32, kind: RecordKind, key: String, field: String) throws -> Date {
-        let milliseconds = try integer(row, column, kind: kind, key: key, field: field)
+    static func time(
+        _ row: Statement, _ column: Int32, kind: RecordKind, key: String, field: @autoclosure () -> String
+    ) throws -> Date {
+        let milliseconds = try integer(row, column, kind: kind, key: key, field: field())
         guard Timestamp.range.contains(milliseconds) else {
             throw StoreError.invalidRecord(
-                kind: kind, key: key, field: field, reason: "the stored time \(milliseconds) ms is outside years 0001 to 9999")
+                kind: kind, key: key, field: field(), reason: "the stored time \(milliseconds) ms is outside years 0001 to 9999")
         }
         return Timestamp.date(milliseconds: milliseconds)
     }

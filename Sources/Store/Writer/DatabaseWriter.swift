@@ -312,7 +312,7 @@ actor DatabaseWriter {
             // transaction: every write of the batch so far is then lost, and the rest cannot run.
             if !database.isInTransaction {
                 changes.discardAll()
-                batch.fail(with: error)
+                batch.fail(with: error, causedBy: index)
                 return
             }
             if !withoutSavepoint {
@@ -429,6 +429,19 @@ private struct WriteBatch {
     /// Every write of the batch, run or not, fails with `error`: the transaction is gone.
     mutating func fail(with error: any Error) {
         outcomes = Array(repeating: error, count: writes.count)
+        isOver = true
+    }
+
+    /// The write at `culprit` failed with `error`, which ended the transaction: it fails with
+    /// that error, and every other write with one that says so (not the culprit's own, a
+    /// UNIQUE constraint say, which it did not cause).
+    mutating func fail(with error: any Error, causedBy culprit: Int) {
+        let shared = SQLiteError(
+            extendedCode: SQLiteError.abortRollback,
+            message:
+                "the transaction this write shared with others was rolled back by another write's error (\(error)); nothing of this write was kept"
+        )
+        outcomes = writes.indices.map { $0 == culprit ? error : shared }
         isOver = true
     }
 }

@@ -77,6 +77,9 @@ struct ExportCommand: AsyncParsableCommand {
             .filter { Store.isLaterPageName($0) && !kept.contains($0) }
         for name in stale {
             let path = out + "/" + name
+            // Never the store, nor one of its files: a store named feed-2.json in the folder was
+            // deleted as an earlier export's page.
+            if OutputFile.isStore(path, storePath: store.resolvedPath) { continue }
             var info = stat()
             if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { unlink(path) }
         }

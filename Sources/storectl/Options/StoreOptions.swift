@@ -25,6 +25,10 @@ struct StoreOptions: ParsableArguments {
             valueName: "normal|full"))
     var durability: Store.Durability?
 
+    /// The options above that take a value as the next argument (`--db PATH`), for reading a
+    /// command line before ArgumentParser does (`Storectl.checkHelpTopic`).
+    static let namesTakingValues: Set<String> = ["--db", "--busy-timeout", "--durability"]
+
     /// An empty --db or STORECTL_DB is a mistake (an unset variable in a script), not a request
     /// for the default store; a malformed STORECTL_BUSY_TIMEOUT or STORECTL_DURABILITY too.
     func validate() throws {

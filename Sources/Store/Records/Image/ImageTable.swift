@@ -159,8 +159,9 @@ public struct ImageTable {
     public func evictToBudget(keeping kept: String? = nil) throws -> [String] {
         var total = try totalBytes()
         guard total > budget else { return [] }
-        let candidates = try db.query("SELECT url, size FROM images ORDER BY last_access_at, url") {
-            ($0.text(0), Int(try StoredValue.integer($0, 1, kind: .image, key: $0.text(0), field: "size", within: Self.sizes)))
+        let candidates = try db.query("SELECT url, size FROM images ORDER BY last_access_at, url") { row in
+            let url = row.text(0)
+            return (url, Int(try StoredValue.integer(row, 1, kind: .image, key: url, field: "size", within: Self.sizes)))
         }
         var evicted: [String] = []
         for (url, size) in candidates where total > budget && url != kept {
@@ -179,19 +180,38 @@ public struct ImageTable {
 
     private func totalBytes() throws -> Int { try counted().bytes }
 
-    /// The number of entries and their bytes, in one pass over the index that holds the sizes;
-    /// a stored size the store could not have written (changed around it) is
-    /// `StoreError.invalidRecord` naming the entry, not a wrong total or a trap.
+    /// The number of entries and their bytes, in one pass over the index that holds the sizes
+    /// (it runs on every put, for eviction). A stored size the store could not have written
+    /// (changed around it) is `StoreError.invalidRecord` naming the entry, not a wrong total
+    /// or a trap; the aggregates tell one cheaply: SQLite's `sum` turns real when a value is
+    /// not an integer (text counts as 0) and fails on overflow, and `min` and `max` show a
+    /// negative or too large size, or text and blobs, which sort after every number.
     private func counted() throws -> (count: Int, bytes: Int) {
-        let (count, bytes, invalid) = try db.query(
-            "SELECT count(*), coalesce(sum(size) FILTER (WHERE \(Self.sizeIsValid)), 0), count(*) FILTER (WHERE NOT \(Self.sizeIsValid)) FROM images"
-        ) { ($0.int(0), $0.int(1), $0.int(2)) }[0]
-        if invalid > 0 {
-            _ = try db.query("SELECT url, size FROM images WHERE NOT \(Self.sizeIsValid) LIMIT 1") {
-                try StoredValue.integer($0, 1, kind: .image, key: $0.text(0), field: "size", within: Self.sizes)
-            }
+        let totals: (count: Int, sum: SQLValue, min: SQLValue, max: SQLValue)
+        do {
+            totals = try db.query("SELECT count(*), sum(size), min(size), max(size) FROM images") {
+                ($0.int(0), $0.value(1), $0.value(2), $0.value(3))
+            }[0]
+        } catch let error as SQLiteError {
+            try nameInvalidSize()
+            throw error
         }
-        return (count, bytes)
+        switch (totals.sum, totals.min, totals.max) {
+        case (.null, _, _): return (totals.count, 0)
+        case (.integer(let sum), .integer(let min), .integer(let max)) where Self.sizes.contains(min) && Self.sizes.contains(max):
+            return (totals.count, Int(sum))
+        default:
+            try nameInvalidSize()
+            throw StoreError.invalidRecord(kind: .image, key: "", field: "size", reason: "a stored size is not a size")
+        }
+    }
+
+    /// Throws `StoreError.invalidRecord` for the first entry whose stored size the store could
+    /// not have written.
+    private func nameInvalidSize() throws {
+        _ = try db.query("SELECT url, size FROM images WHERE NOT \(Self.sizeIsValid) LIMIT 1") { row in
+            try StoredValue.integer(row, 1, kind: .image, key: row.text(0), field: "size", within: Self.sizes)
+        }
     }
 
     private func store(_ url: String, data: Data, contentType: String?, replacing: Bool) throws -> [String]? {

@@ -22,9 +22,8 @@ public struct Order: Sendable, Codable, Equatable, Hashable, Identifiable {
         get throws {
             var sum = Money.zero
             for (index, item) in items.enumerated() {
-                let field = "items[\(index)]"
                 if let reason = item.amountProblem {
-                    throw StoreError.invalidRecord(kind: .order, key: id, field: field, reason: reason)
+                    throw StoreError.invalidRecord(kind: .order, key: id, field: "items[\(index)]", reason: reason)
                 }
                 // Both fit: the subtotal is at most 10^18 cents, the sum at most 10^12 + 10^18.
                 guard let subtotal = item.price.multiplied(by: item.quantity), let next = sum.adding(subtotal),

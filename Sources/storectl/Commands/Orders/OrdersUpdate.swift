@@ -31,7 +31,11 @@ struct OrdersUpdate: AsyncParsableCommand {
         let order = try await store.withStore(.existing) { opened in
             // Read and write in one transaction, so a concurrent change is not overwritten with stale fields.
             try await opened.write { db in
-                guard var order = try db.orders.find(id) else { throw StoreError.recordNotFound(kind: .order, key: id) }
+                // Read as stored, so that an order changed around the store into one a write would
+                // refuse (no items, a negative aisle) can be repaired: the update checks the result.
+                guard var order = try db.orders.find(id, validating: false) else {
+                    throw StoreError.recordNotFound(kind: .order, key: id)
+                }
                 if let date { order.placedAt = date }
                 if !parsed.isEmpty { order.items = parsed }
                 try db.orders.update(order)
