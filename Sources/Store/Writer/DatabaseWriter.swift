@@ -267,8 +267,8 @@ actor DatabaseWriter {
         }
         // The store's -wal or -shm deleted and made anew by another process: this connection's
         // WAL index is stale, and a commit through it would write over that process's confirmed
-        // frames. Every write fails from then on (two `stat`s a transaction, about 2 µs).
-        if let replaced = database.walFiles?.replacedFile() {
+        // frames. Every write fails from then on (looked at every 100 ms at most: see WALFiles).
+        if let replaced = database.walFiles?.replacedFileForWrite() {
             database.rollbackIfNeeded()
             return StoreError.storeMoved(path: replaced)
         }
