@@ -28,14 +28,8 @@ enum PublishedFileName {
         }
     }
 
-    /// Whether `name` is a temporary file a publish writes before renaming it into place
-    /// (`OutputFile`): `.NAME.tmp-XXXXXX`, NAME a published file's name or the manifest's, and
-    /// XXXXXX the six letters or digits `mkstemp` chose.
-    static func isTemporary(_ name: String) -> Bool {
-        OutputFile.temporaryTarget(of: name).map(isPublishedOrManifest) ?? false
-    }
-
-    /// Whether a publish writes a file of this name: a segment, a snapshot page, the manifest.
+    /// Whether a publish writes a file of this name: a segment, a snapshot page, the manifest
+    /// (its temporary files, `.NAME.tmp-XXXXXX`, are named after these: see `OutputFile`).
     static func isPublishedOrManifest(_ name: String) -> Bool {
         name == PublishedManifest.fileName || isPublished(name)
     }

@@ -205,10 +205,11 @@ struct Publisher {
         let files = written.filter { named.contains($0.key) }.sorted { $0.key < $1.key }
         try OutputFile.write(files.map { (folder.appendingPathComponent($0.key).path, $0.value) })
         try OutputFile.write(manifest.data, to: manifestPath)
-        var deleted: [String] = []
-        for file in expired where isOwnPlainFile(file.name) {
-            if unlink(folder.appendingPathComponent(file.name).path) == 0 { deleted.append(file.name) }
-        }
+        // Only files named as a publisher names its own, even when a manifest edited by hand
+        // retires others; plain files, never the store (`OutputFile.removeFiles`).
+        let expiredNames = Set(expired.map(\.name))
+        let deleted = OutputFile.removeFiles(
+            in: folder.path, where: { expiredNames.contains($0) && PublishedFileName.isPublished($0) }, storePath: storePath)
         removeStaleTemporaries()
         return PublishReport(
             outcome: .segment, generation: manifest.generation, head: manifest.head,
@@ -347,9 +348,9 @@ struct Publisher {
     }
 
     /// Whether `name` is a plain file (not a folder, not a link) named as a publisher names its
-    /// files, and not the store: the only files a publish deletes.
+    /// files, and not the store.
     private func isOwnPlainFile(_ name: String) -> Bool {
-        guard PublishedFileName.isPublished(name) || PublishedFileName.isTemporary(name) else { return false }
+        guard PublishedFileName.isPublished(name) else { return false }
         let path = folder.appendingPathComponent(name).path
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }

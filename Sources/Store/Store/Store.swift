@@ -34,6 +34,11 @@ public final class Store: Sendable {
     /// commits nothing if one was replaced, and no connection then checkpoints as it closes.
     let walFiles: WALFiles?
 
+    /// The first of the store's files (database, -wal, -shm) that was removed or replaced since
+    /// it opened (looked at now), or nil; nil in memory. For a long-running reader of the store
+    /// (`storectl watch`), which no write or sync would warn.
+    package var replacedFile: String? { walFiles?.replacedFile() }
+
     /// Options fixed when a store is opened.
     public struct Configuration: Sendable {
         /// The image cache's default byte budget: 512 MiB.

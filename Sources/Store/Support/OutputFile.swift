@@ -99,26 +99,42 @@ package enum OutputFile {
     /// Removes from `folder` the temporary files of writes that never finished (a process killed
     /// with SIGKILL, or a power cut, before its rename: nothing else removes them), for the files
     /// `targets` accepts, once unmodified for `age` seconds (a write under way is writing its
-    /// file, or has just finished it). Only plain files, never the store's own, never this
-    /// process's writes under way. Returns the names removed.
+    /// file, or has just finished it). Returns the names removed.
     @discardableResult
     package static func removeStaleTemporaries(
         in folder: String, of targets: (String) -> Bool, olderThan age: TimeInterval, now: Date, storePath: String?
     ) -> [String] {
+        removeFiles(
+            in: folder, where: { temporaryTarget(of: $0).map(targets) ?? false }, unmodifiedFor: age, now: now,
+            storePath: storePath)
+    }
+
+    /// Removes from `folder` the files whose names `matches` accepts: plain files only (never a
+    /// folder or a link), never the store's own (`storePath`'s, however named), never this
+    /// process's writes under way, and with `age`, only those unmodified for that long. The one
+    /// way the store deletes files it wrote earlier (an export's stale pages, killed runs'
+    /// temporary files). Returns the names removed.
+    @discardableResult
+    package static func removeFiles(
+        in folder: String, where matches: (String) -> Bool, unmodifiedFor age: TimeInterval? = nil, now: Date = Date(),
+        storePath: String?
+    ) -> [String] {
         var removed: [String] = []
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard let target = temporaryTarget(of: name), targets(target) else { continue }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where matches(name) {
             let path = folder + "/" + name
             var info = stat()
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             if let storePath, isStore(path, storePath: storePath) { continue }
             if inProgress.withLock({ $0.contains(path) }) { continue }
-            #if canImport(Darwin)
-                let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtimespec.tv_sec))
-            #else
-                let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-            #endif
-            if now.timeIntervalSince(modified) >= age, unlink(path) == 0 { removed.append(name) }
+            if let age {
+                #if canImport(Darwin)
+                    let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtimespec.tv_sec))
+                #else
+                    let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+                #endif
+                if now.timeIntervalSince(modified) < age { continue }
+            }
+            if unlink(path) == 0 { removed.append(name) }
         }
         return removed
     }

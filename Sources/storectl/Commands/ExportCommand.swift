@@ -72,17 +72,11 @@ struct ExportCommand: AsyncParsableCommand {
         // Pages of an earlier, longer export would be unreachable but confusing: remove them,
         // once the new pages are all in place. Only plain files named as pages are (feed-2.json,
         // feed-3.json, ...): never a folder, nor a file of the user's such as feed-notes.json.
+        // Never the store, nor one of its files (a store named feed-2.json in the folder was
+        // deleted as an earlier export's page), never a folder: see `OutputFile.removeFiles`.
         let kept = Set(names)
-        let stale = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [])
-            .filter { Store.isLaterPageName($0) && !kept.contains($0) }
-        for name in stale {
-            let path = out + "/" + name
-            // Never the store, nor one of its files: a store named feed-2.json in the folder was
-            // deleted as an earlier export's page.
-            if OutputFile.isStore(path, storePath: store.resolvedPath) { continue }
-            var info = stat()
-            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG { unlink(path) }
-        }
+        OutputFile.removeFiles(
+            in: out, where: { Store.isLaterPageName($0) && !kept.contains($0) }, storePath: store.resolvedPath)
         Output.printError("wrote \(names.count) page\(names.count == 1 ? "" : "s") to \(out)")
     }
 

@@ -51,39 +51,31 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
             let signals = await Self.onInterrupt { watching.cancel() }
-            // The file watched, by identity: a store removed or replaced under the watch (rm,
-            // a restore from a backup) would otherwise be watched forever without a word, the
-            // open connection reading the old, unlinked file.
-            let identity = FileIdentity(of: path)
-            // And its -shm (the WAL index, which this connection has mapped): deleted by hand while
-            // the watch ran, the next process made a new one, and this connection, closing last
-            // with the old index, checkpointed and deleted the WAL: the other processes'
-            // confirmed writes were lost. So then the watch ends without closing its connection,
-            // leaving the WAL to the next process that opens the store.
-            let index = FileIdentity(of: path + "-shm")
-            let guarding = Task {
+            // The store's files, by identity (the store's own check, `Store.replacedFile`): a
+            // store removed or replaced under the watch (rm, a restore from a backup) would
+            // otherwise be watched forever without a word, the open connection reading the old,
+            // unlinked file. A -wal or -shm deleted by hand made the watch, closing last with
+            // the old WAL index, checkpoint it and delete the other processes' new -wal and -shm
+            // (their confirmed writes lost); the store's close now skips the checkpoint then.
+            let guarding = Task { () -> String? in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
                     if Task.isCancelled { break }
-                    if let index, FileIdentity(of: path + "-shm") != index {
-                        Output.printError(
-                            "Error: \(path)-shm was removed or replaced while watched (never remove it while the store is open); stopping without closing the store, so that no write is lost"
-                        )
-                        Foundation.exit(1)
-                    }
-                    if FileIdentity(of: path) != identity {
+                    if let replaced = opened.replacedFile {
                         watching.cancel()
-                        return true
+                        return replaced
                     }
                 }
-                return false
+                return nil
             }
             Output.printError("watching \(path) for changes; Ctrl-C to stop")
             await watching.value
             guarding.cancel()
             for signal in signals { signal.cancel() }
-            if await guarding.value {
-                throw CLIError("\(path) was removed or replaced while watched; watch the new file with a new watch")
+            if let replaced = await guarding.value {
+                throw CLIError(
+                    "\(replaced) was removed or replaced while watched (never remove a store's files while it is open); watch the store anew with a new watch"
+                )
             }
         }
     }

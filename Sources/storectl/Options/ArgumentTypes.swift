@@ -42,3 +42,11 @@ extension FeedSource: ExpressibleByArgument {
         self = source
     }
 }
+
+extension StringProtocol {
+    /// One or more ASCII digits and nothing else: how a number is written on storectl's command
+    /// line (`Int(_:)` and `Double(_:)` also take a sign, an exponent or hexadecimal).
+    var isPlainDigits: Bool {
+        !isEmpty && utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+}

@@ -8,8 +8,8 @@ struct BusyTimeout: ExpressibleByArgument, Sendable {
         // Plain decimals only (5, 0.5, .5): Double(_:) also takes "+5", "1e2" and the
         // hexadecimal "0x1p3".
         let parts = argument.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let digits = { (part: Substring) in part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } }
-        guard digits(parts[0]), parts.count == 1 ? !parts[0].isEmpty : (!parts[1].isEmpty && digits(parts[1])),
+        guard
+            parts.count == 1 ? parts[0].isPlainDigits : ((parts[0].isEmpty || parts[0].isPlainDigits) && parts[1].isPlainDigits),
             let seconds = Double(argument), seconds <= 86_400
         else { return nil }
         duration = .milliseconds(Int64((seconds * 1000).rounded()))

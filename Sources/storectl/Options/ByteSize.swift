@@ -9,9 +9,7 @@ struct ByteSize: ExpressibleByArgument, Sendable {
         for (suffix, factor) in units where argument.hasSuffix(suffix) {
             // Digits only: Int(_:) also takes a sign ("+5").
             let digits = argument.dropLast(suffix.count)
-            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-                continue
-            }
+            guard digits.isPlainDigits else { continue }
             if let value = Int(digits), value <= Int.max / factor {
                 self.bytes = value * factor
                 return

@@ -43,10 +43,7 @@ struct OrderItemArgument: ExpressibleByArgument, Sendable {
     private static func parse(_ text: String) throws(Problem) -> OrderItem {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         // Digits only, whether or not they fit: 99999999999999999999 is a quantity, only too large.
-        func isInteger(_ s: String) -> Bool {
-            let digits = s.utf8.first == UInt8(ascii: "-") ? s.utf8.dropFirst() : s.utf8[...]
-            return !digits.isEmpty && digits.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        }
+        func isInteger(_ s: String) -> Bool { (s.hasPrefix("-") ? s.dropFirst() : s[...]).isPlainDigits }
         let hasQuantity = parts.count >= 4 && isInteger(parts[parts.count - 1]) && isInteger(parts[parts.count - 2])
         let fieldCount = hasQuantity ? 3 : 2
         guard parts.count > fieldCount else { throw Problem(description: "expected NAME:PRICE:AISLE[:QTY]") }
