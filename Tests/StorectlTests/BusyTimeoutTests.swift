@@ -61,13 +61,23 @@ struct BusyTimeoutTests {
     func interruptedWhileWaitingForTheLock() async throws {
         // SQLite's own busy handler cannot be interrupted: the write waited out the whole
         // timeout, then was committed anyway (the other process had let go by then).
+        //
+        // The signal goes once storectl has the store open (its -wal among its open files, on
+        // Linux), so its handler is in place: a background job of a script starts with SIGINT
+        // ignored, and a signal sent after a fixed second, while a loaded machine was still
+        // starting the process, was dropped (the write then waited out its 30 s).
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate"))
         let holder = try await WriteLockHolder(storectl.db)
         let script = """
             "$0" --db "$1" --busy-timeout 30 frameworks add --id sigint --name S --image-name s --url https://s --description d &
             pid=$!
-            sleep 1
+            if [ -d /proc/$pid/fd ]; then
+                for i in $(seq 600); do ls -l /proc/$pid/fd 2>/dev/null | grep -q -- "$1-wal" && break; sleep 0.05; done
+                sleep 0.2
+            else
+                sleep 1
+            fi
             kill -INT $pid
             wait $pid
             echo "exit $?"
