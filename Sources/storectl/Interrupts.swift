@@ -23,23 +23,43 @@ final class Interrupts: @unchecked Sendable {
     private let handledCondition = NSCondition()
     private var handledFlag = false
 
-    /// Takes over SIGINT and SIGTERM. Returns once both signal sources are registered: a signal
-    /// sent before that would be lost (the disposition is already SIG_IGN).
+    /// Takes over SIGINT and SIGTERM (see `catchSignals`).
     static func install() async -> Interrupts {
         let interrupts = Interrupts()
+        let sources = await catchSignals { interrupts.receive($0) }
+        interrupts.lock.withLock { interrupts.sources = sources }
+        return interrupts
+    }
+
+    /// Runs `handler` with the signal's number on each SIGINT or SIGTERM instead of dying,
+    /// except for a signal this process was started with ignored. Returns once the signal
+    /// sources are registered: a signal sent before that would be lost (the disposition is
+    /// already SIG_IGN). Keep the sources for as long as the signals are to be caught.
+    ///
+    /// A signal ignored at entry stays ignored, as the GNU Coding Standards ask of a program
+    /// that catches it (Python and Go do the same for SIGINT): a shell starts a script's
+    /// background job (`storectl sync ... &`) with SIGINT ignored, and `nohup` or a supervisor
+    /// may ignore SIGTERM, so that a Ctrl-C meant for the foreground does not stop it. Such a
+    /// command runs to its end.
+    static func catchSignals(_ handler: @escaping @Sendable (Int32) -> Void) async -> [any DispatchSourceSignal] {
         let registered = DispatchGroup()
-        let sources = [SIGINT, SIGTERM].map { number in
-            Foundation.signal(number, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].compactMap { number -> (any DispatchSourceSignal)? in
+            let previous = Foundation.signal(number, SIG_IGN)
+            if wasIgnored(previous) { return nil }
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { interrupts.receive(number) }
+            source.setEventHandler { handler(number) }
             registered.enter()
             source.setRegistrationHandler { registered.leave() }
             source.resume()
             return source
         }
-        interrupts.lock.withLock { interrupts.sources = sources }
         await withCheckedContinuation { continuation in registered.notify(queue: .global()) { continuation.resume() } }
-        return interrupts
+        return sources
+    }
+
+    /// Whether a disposition `signal` returned is SIG_IGN (function pointers, compared by address).
+    private static func wasIgnored(_ disposition: sig_t?) -> Bool {
+        unsafeBitCast(disposition, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// The first signal received, if any.

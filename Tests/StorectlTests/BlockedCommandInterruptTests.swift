@@ -18,7 +18,7 @@ struct BlockedCommandInterruptTests {
     /// the default that kills it. Linux's /proc; elsewhere a second's wait.
     func waitUntilSignalsAreCaught(_ process: BackgroundProcess) async throws {
         #if os(Linux)
-            let caught = try await eventually(within: 60) {
+            let caught = await eventually(within: 60) {
                 let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
                 guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
                     let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)

@@ -104,7 +104,7 @@ struct StoreCreationTests {
         // has opened the FIFO (the store is open by then), half a feed is written, the signal sent.
         let script = """
             mkfifo feed.fifo || exit 90
-            "$0" sync feed.fifo > sync.out 2> sync.err &
+            \(Storectl.withInterruptEnabled) "$0" sync feed.fifo > sync.out 2> sync.err &
             pid=$!
             exec 3> feed.fifo
             printf '{"version": 1, "frameworks": [{"id": "new", "name": "N", ' >&3

@@ -31,7 +31,7 @@ struct SyncLifecycleTests {
         let (before, _) = try snapshot(storectl)
         let script = """
             mkfifo feed.fifo || exit 90
-            "$0" sync feed.fifo --json > sync.out 2> sync.err &
+            \(Storectl.withInterruptEnabled) "$0" sync feed.fifo --json > sync.out 2> sync.err &
             pid=$!
             exec 3> feed.fifo
             printf '{"version": 1, "frameworks": [{"id": "new", "name": "N", ' >&3
@@ -96,7 +96,7 @@ struct SyncLifecycleTests {
             python3 server.py port.fifo ready.fifo &
             server=$!
             read port < port.fifo
-            "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 200 > sync.out 2> sync.err &
+            \(Storectl.withInterruptEnabled) "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 200 > sync.out 2> sync.err &
             pid=$!
             read ready < ready.fifo
             kill -INT $pid

@@ -55,6 +55,31 @@ struct UsageErrorTests {
         expectSuccess(try await storectl("orders", "add", "--id", String(repeating: "x", count: 200), "--item", "Milk:1:1"))
     }
 
+    @Test("a negative number after a numeric option is refused as negative, not as a missing value")
+    func negativeNumbers() async throws {
+        let storectl = try Storectl()
+        let folder = storectl.directory.path + "/public"
+        // ArgumentParser's default took "-1" for an option and said "Missing value for
+        // '--grace-seconds'"; getopt, and these options now, take the next argument as the value.
+        let cases: [(arguments: [String], says: String)] = [
+            (["publish", folder, "--grace-seconds", "-1"], "must not be negative"),
+            (["publish", folder, "--page-size", "-5"], "--page-size"),
+            (["export", "--out", folder, "--page-size", "-5"], "must be at least 1"),
+            (["history", "--limit", "-3"], "must be at least 1"),
+            (["sync", folder, "--timeout", "-3"], "must be at least 1 second"),
+            (["sync", folder, "--max-bytes", "-3"], "'-3'"),
+            (["images", "prune", "--budget", "-1"], "'-1'"),
+            (["--busy-timeout", "-1", "frameworks", "list"], "--busy-timeout"),
+            (["frameworks", "list", "--busy-timeout", "-1"], "--busy-timeout"),
+        ]
+        for (arguments, says) in cases {
+            let result = try await storectl.run(arguments)
+            expectFailure(result, status: exitUsage, mentioning: [says])
+            #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder), "nothing was published or exported")
+    }
+
     @Test("a --timeout beyond a week is a usage error, not a crash")
     func hugeTimeout() async throws {
         // 10^18 s overflowed ten times itself: status 132, and the new store's file left behind.

@@ -17,7 +17,8 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Write to this file (or, with --page-size, this folder) instead of stdout; - is stdout.") var out: String?
     @Flag(name: .customLong("no-image-data"), help: "Leave out image bytes (urls and content types only).") var noImageData =
         false
-    @Option(name: .customLong("page-size"), help: "Records per page; needs --out FOLDER.") var pageSize: Int?
+    @Option(name: .customLong("page-size"), parsing: .unconditional, help: "Records per page; needs --out FOLDER.") var pageSize:
+        Int?
 
     func validate() throws {
         if let pageSize {

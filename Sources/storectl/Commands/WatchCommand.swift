@@ -50,7 +50,7 @@ struct WatchCommand: AsyncParsableCommand {
                     }
                 }
             }
-            let signals = await Self.onInterrupt { watching.cancel() }
+            let signals = await Interrupts.catchSignals { _ in watching.cancel() }
             // The store's files, by identity (the store's own check, `Store.replacedFile`): a
             // store removed or replaced under the watch (rm, a restore from a backup) would
             // otherwise be watched forever without a word, the open connection reading the old,
@@ -83,23 +83,5 @@ struct WatchCommand: AsyncParsableCommand {
     static func line(_ change: Change) -> TerminalText {
         let dates = change.dates.isEmpty ? "" : " " + change.dates.map(\.description).joined(separator: ",")
         return "\(Timestamp.format(Date())) \(change.operation.rawValue) \(change.kind) \(change.key)\(dates)"
-    }
-
-    /// Runs `handler` on SIGINT or SIGTERM instead of dying, so the command can end cleanly.
-    /// Returns once both signal sources are registered: a signal sent before that would be lost
-    /// (the disposition is already SIG_IGN), so "watching" is printed only after.
-    static func onInterrupt(_ handler: @escaping @Sendable () -> Void) async -> [any DispatchSourceSignal] {
-        let registered = DispatchGroup()
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            registered.enter()
-            source.setRegistrationHandler { registered.leave() }
-            source.resume()
-            return source
-        }
-        await withCheckedContinuation { continuation in registered.notify(queue: .global()) { continuation.resume() } }
-        return sources
     }
 }

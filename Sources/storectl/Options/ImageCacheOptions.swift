@@ -5,6 +5,7 @@ import Store
 /// `--budget SIZE`: the image cache's byte budget.
 struct ImageCacheOptions: ParsableArguments {
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "The cache's byte budget: bytes, or with KiB, MiB or GiB (default: $STORECTL_IMAGE_BUDGET, else 512MiB).",
             valueName: "size"))

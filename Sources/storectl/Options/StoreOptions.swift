@@ -11,8 +11,12 @@ struct StoreOptions: ParsableArguments {
             "The store's SQLite file (default: $STORECTL_DB, else $XDG_DATA_HOME/storectl/store.sqlite).", valueName: "path"))
     var db: String?
 
+    // `parsing: .unconditional`, here and on every numeric option: the next argument is the
+    // value even when it starts with "-", as getopt takes it, so `--busy-timeout -1` is refused
+    // as a negative number rather than as a missing value. Options taking a path or a name keep
+    // ArgumentParser's default, so `--out --json` is not read as a file named "--json".
     @Option(
-        name: .customLong("busy-timeout"),
+        name: .customLong("busy-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds, 0 to 86400 (fractions too), a write waits for another process's write before failing (default: $STORECTL_BUSY_TIMEOUT, else 60).",
             valueName: "seconds"))

@@ -157,12 +157,15 @@ struct Storectl: Sendable {
     }
 
     /// Starts `storectl arguments...` in the background (for `watch`, and for runs a test
-    /// interrupts), with the same environment and folder as `run`.
-    func start(_ arguments: [String], environment overrides: [String: String?] = [:]) async throws -> BackgroundProcess {
+    /// interrupts), with the same environment and folder as `run`; `shell` as in `run`.
+    func start(_ arguments: [String], environment overrides: [String: String?] = [:], shell: Bool = false) async throws
+        -> BackgroundProcess
+    {
         let environment = environment(overrides)
         try checkIsolated(arguments, environment)
         return try await ProcessRunner.start(
-            try Self.executableURL().path, arguments, environment: environment, workingDirectory: directory.path)
+            shell ? "/bin/sh" : try Self.executableURL().path, arguments, environment: environment,
+            workingDirectory: directory.path)
     }
 
     /// `run` with variadic arguments.
@@ -172,6 +175,13 @@ struct Storectl: Sendable {
     {
         try await run(arguments, environment: environment, stdin: stdin)
     }
+
+    /// A command prefix for scripts that interrupt a background job of theirs with SIGINT:
+    /// `\(Storectl.withInterruptEnabled) "$0" sync ... &`. A shell starts its background jobs with
+    /// SIGINT ignored, and storectl keeps a signal ignored at entry ignored; this restores the
+    /// default, then execs the command (the same process, so `$!` is storectl's pid).
+    static let withInterruptEnabled =
+        #"python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])'"#
 
     /// Refuses any run that could reach a store outside this instance's directory.
     private func checkIsolated(_ arguments: [String], _ environment: [String: String]) throws {

@@ -19,9 +19,12 @@ struct PublishCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Argument(help: "The folder to publish into (created if missing).") var folder: String
-    @Option(name: .customLong("grace-seconds"), help: "Seconds a file no manifest names any more is kept for clients mid-sync.")
+    @Option(
+        name: .customLong("grace-seconds"), parsing: .unconditional,
+        help: "Seconds a file no manifest names any more is kept for clients mid-sync.")
     var graceSeconds: Int = 3600
-    @Option(name: .customLong("page-size"), help: "Records per snapshot page.") var pageSize: Int = 10_000
+    @Option(name: .customLong("page-size"), parsing: .unconditional, help: "Records per snapshot page.") var pageSize: Int =
+        10_000
     @Flag(help: "Print the report as JSON.") var json = false
 
     func validate() throws {

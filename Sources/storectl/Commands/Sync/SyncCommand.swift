@@ -33,12 +33,13 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(
-        name: .customLong("max-bytes"),
+        name: .customLong("max-bytes"), parsing: .unconditional,
         help: ArgumentHelp(
             "The most bytes read per page or published file: bytes, or with KiB, MiB or GiB (default: 256MiB).",
             valueName: "size"))
     var maxBytes: ByteSize?
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Whole seconds, 1 to 604800, an HTTP request may wait for data, retries included: no retry starts after that.",
             valueName: "seconds"))

@@ -6,7 +6,7 @@ struct SyncHistoryCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @Flag(help: "Print a JSON array.") var json = false
-    @Option(help: "How many to show.") var limit: Int = 20
+    @Option(parsing: .unconditional, help: "How many to show.") var limit: Int = 20
 
     func validate() throws {
         // SQLite reads LIMIT -1 as no limit: every entry was shown.
