@@ -32,8 +32,9 @@ struct SyncPagesMigrationTests {
                 let columns = try await store.read {
                     try $0.query("SELECT name FROM pragma_table_info('sync_sources') ORDER BY cid") { $0.text(0) }
                 }
-                // 0010 adds the cursor.
-                #expect(columns == ["id", "source", "last_synced_at", "policy", "cursor_generation", "cursor_sequence"])
+                // 0010 adds the cursor, 0014 the kinds.
+                #expect(
+                    columns == ["id", "source", "last_synced_at", "policy", "cursor_generation", "cursor_sequence", "kinds"])
 
                 // Saving pages and a policy, then reading them back; forgetting the source forgets its pages.
                 let pages = [

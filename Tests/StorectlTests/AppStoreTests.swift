@@ -67,6 +67,27 @@ struct AppStoreTests {
         return storectl
     }
 
+    @Test("publish refuses an app's store (it would leave the app's records out), and leaves the folder as it was")
+    func publishRefused() async throws {
+        // It wrote a snapshot without the memos, and merged the app's segments dropping theirs:
+        // the app's clients never received them.
+        let storectl = try await appStore()
+        let folder = storectl.directory.path + "/public"
+        let refused = try await storectl("publish", folder)
+        expectFailure(refused, status: 1, mentioning: ["memos-app", "publish from the app"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] == [], "\(refused)")
+        // The app itself publishes its store, memos included.
+        let store = try await Store.open(at: storectl.db, configuration: Memo.configuration)
+        let report = try await store.publish(to: URL(fileURLWithPath: folder))
+        await store.close()
+        #expect(report.outcome == .snapshot)
+        let snapshot = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("snapshot-") }
+        let texts = try snapshot.map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }
+        #expect(texts.contains { $0.contains(#""m-2""#) }, "\(snapshot)")
+        // And storectl still refuses to publish on top of it (merging would drop the memos).
+        expectFailure(try await storectl("publish", folder), status: 1, mentioning: ["memos-app"])
+    }
+
     @Test("migrate status lists the app's migration as the app's, after the library's, and exits 0")
     func migrateStatus() async throws {
         let storectl = try await appStore()
@@ -92,10 +113,13 @@ struct AppStoreTests {
         #expect(try JSON.array(listed.stdout).map { $0["id"] as? String } == ["arkit"])
     }
 
-    @Test("export writes the built-in kinds of an app's store (the app's kind is the app's to export)")
+    @Test("export writes the built-in kinds of an app's store (the app's kind is the app's to export), and says so")
     func export() async throws {
         let storectl = try await appStore()
         let result = expectSuccess(try await storectl("export"))
+        #expect(
+            result.stderr.contains("the store also holds the tables of the app 'memos-app'")
+                && result.stderr.contains("not in this export"), "\(result)")
         let feed = try JSON.object(result.stdout)
         #expect(Set(feed.keys) == ["version", "frameworks", "orders", "events", "images"], "\(result)")
         let frameworks = try #require(feed["frameworks"] as? [[String: Any]])

@@ -81,9 +81,27 @@ struct PublishedSegment: Sendable, Equatable {
     }
 
     /// Reads a segment (or a snapshot page's records and `deleted`) written by `encoded`. Used
-    /// by the publisher on its own files, to merge them.
+    /// by the publisher on its own files, to merge them. Records or tombstones of a kind not in
+    /// `kinds` (published by a program that registers more kinds) are an error: the merge would
+    /// drop them.
     static func parse(_ data: Data, source: String, kinds: [RecordKind]) throws -> PublishedSegment {
         let root = try JSONParser.parse(data)
+        let plurals = Set(kinds.map(\.plural))
+        func members(_ value: JSONValue?) -> [JSONMember] {
+            if case .object(let members)? = value { return members }
+            return []
+        }
+        for (path, members) in [("", members(root)), ("deleted.", members(root["deleted"]))] {
+            for member in members where !plurals.contains(member.key) {
+                if case .array(let values) = member.value, !values.isEmpty {
+                    throw ManifestError(
+                        source: source, path: path + member.key,
+                        message:
+                            "holds records of a kind this program does not register: merging without them would drop them; "
+                            + "publish from the program that registers it")
+                }
+            }
+        }
         var segment = PublishedSegment()
         for kind in kinds {
             if case .array(let values)? = root[kind.plural] {

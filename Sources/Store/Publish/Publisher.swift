@@ -27,12 +27,24 @@ struct Publisher {
     let now: Date
     /// The store's kinds (built-in and registered), each published in its own arrays, in order.
     var handlers: [any RecordKindHandler] = RecordKinds.builtIn
+    /// The configuration's app migrations' namespace, if any (see `publish`).
+    var appNamespace: String?
 
     private var kinds: [RecordKind] { handlers.map(\.kind) }
 
     private var manifestPath: String { folder.appendingPathComponent(PublishedManifest.fileName).path }
 
     func publish(db: Database) throws -> PublishReport {
+        // A program that does not register an app's kinds (storectl on the app's store) would
+        // write a snapshot without the app's records, and merge segments dropping them: the
+        // app's clients would never receive them. The app's tables come from its migrations.
+        if let other = try Migrator.otherAppNamespaces(db, besides: appNamespace).first {
+            throw PublishError(
+                path: folder.path,
+                reason:
+                    "the store holds the tables of the app '\(other)' (its migrations), whose record kinds this program "
+                    + "does not register: a publish would leave their records out; publish from the app")
+        }
         let lock = try PublishLock(folder: folder)
         defer { withExtendedLifetime(lock) {} }
         let previous = try readPreviousManifest()

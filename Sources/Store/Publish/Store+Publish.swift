@@ -29,7 +29,8 @@ extension Store {
         }
         let publisher = Publisher(
             folder: folder, storePath: path, options: options, imageBudget: configuration.imageCacheBudget,
-            now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes))
+            now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes),
+            appNamespace: configuration.appMigrations?.namespace)
         return try await read { db in try publisher.publish(db: db) }
     }
 }

@@ -261,6 +261,18 @@ struct Migrator: Sendable {
         }
     }
 
+    /// The namespaces of app migrations recorded in the store other than `namespace` (the
+    /// configuration's), sorted: apps whose tables, and so perhaps record kinds, this program
+    /// does not know.
+    static func otherAppNamespaces(_ db: Database, besides namespace: String?) throws -> [String] {
+        guard
+            try db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(appTable)], { _ in 1 })
+                .isEmpty == false
+        else { return [] }
+        return try db.query("SELECT DISTINCT namespace FROM \(appTable) ORDER BY namespace") { $0.text(0) }
+            .filter { $0 != namespace }
+    }
+
     /// Migrations recorded by apps other than this store's, per namespace, in order.
     private func otherApps(_ db: Database) throws -> [(String, [Record])] {
         guard try tableExists(db, Self.appTable) else { return [] }

@@ -348,6 +348,14 @@ public final class Store: Sendable {
         return try await writer.exclusive { try migrator.pending($0) }
     }
 
+    /// The namespaces of app migrations the store records besides this configuration's, sorted:
+    /// apps whose tables, and so perhaps record kinds, this program does not register (storectl
+    /// on an app's store). An export leaves their records out; a publish refuses.
+    package func otherAppNamespaces() async throws -> [String] {
+        let namespace = configuration.appMigrations?.namespace
+        return try await read { try Migrator.otherAppNamespaces($0, besides: namespace) }
+    }
+
     /// The state of every migration known to this build or recorded in the database.
     public func migrationStatus() async throws -> [MigrationStatus] {
         let migrator = Migrator(configuration)

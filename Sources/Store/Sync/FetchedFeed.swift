@@ -61,4 +61,7 @@ struct SourceState: Sendable, Equatable {
     var pages: [PageValidators] = []
     /// The policy of the last sync (nil before migration 0009).
     var policy: SyncPolicy?
+    /// The kinds the last sync applied, as `SyncStateTable.kindsKey` writes them (nil before
+    /// migration 0014).
+    var kinds: String?
 }

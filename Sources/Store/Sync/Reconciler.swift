@@ -49,7 +49,8 @@ struct Reconciler {
         self.imageBudget = imageBudget
         self.now = now
         self.report = SyncReport(status: status, source: source, policy: policy)
-        sourceID = try SyncStateTable(db: db).saveSource(source, pages: validators, policy: policy, syncedAt: now)
+        sourceID = try SyncStateTable(db: db).saveSource(
+            source, pages: validators, policy: policy, kinds: SyncStateTable.kindsKey(kinds), syncedAt: now)
         received = ReceivedHashBatch(db: db)
         // Every kind is reported, those the feed did not hold with zero counts.
         for handler in kinds { report[handler.kind] = report[handler.kind] }

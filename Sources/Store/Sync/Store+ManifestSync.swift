@@ -6,7 +6,7 @@ extension Store {
     /// the snapshot (and the segments after it) when the cursor cannot be continued, each
     /// verified, then all applied in one write transaction with the cursor, like a version-1 feed.
     func performManifestSync(
-        _ source: FeedSource, manifest page: FetchedFeed.Page, validators: [PageValidators]?, force: Bool,
+        _ source: FeedSource, manifest page: FetchedFeed.Page, validators: [PageValidators]?, fullSyncReason reason: String?,
         options: SyncOptions, startedAt: Date
     ) async throws -> SyncReport {
         let key = source.key
@@ -18,8 +18,8 @@ extension Store {
         // Which files: the segments after the cursor, or the snapshot and what follows it.
         let oldestBase = manifest.segments.first.map { $0.from - 1 } ?? manifest.head
         var fullSyncReason: String?
-        if force {
-            fullSyncReason = "a full sync was asked for (--force, or a policy other than the last sync's)"
+        if let reason {
+            fullSyncReason = reason
         } else if let cursor {
             if cursor.generation != manifest.generation {
                 fullSyncReason = "the feed was republished as another generation"

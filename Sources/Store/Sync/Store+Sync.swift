@@ -16,8 +16,10 @@ extension Store {
     ///   download per URL however many ask; a failed image is reported in the result (and
     ///   retried next sync), it never rolls back the records;
     /// - when every page of the last sync answers 304 to its conditional request, the sync ends
-    ///   as `.upToDate` without parsing; with `options.force`, or a policy other than the last
-    ///   sync's from this source, every page is fetched unconditionally and reconciled;
+    ///   as `.upToDate` without parsing; with `options.force`, a policy other than the last
+    ///   sync's from this source, or other registered record kinds than it applied (another
+    ///   program on this store, an app update that adds a kind), every page is fetched
+    ///   unconditionally and reconciled (a published feed: from its snapshot);
     /// - with `options.dryRun`, the same report is computed and nothing is written;
     /// - every sync but a dry run is recorded in the history, failures included; the entry of a
     ///   sync that applied its records is committed in the same transaction as they are, so it
@@ -57,9 +59,9 @@ extension Store {
         let source = source.resolvingPublishedFolder
         let key = source.key
         let state = try await read { try SyncStateTable(db: $0).state(for: key) }
-        // A policy other than the last sync's must reconcile every record again: no 304 may end it.
-        let force = options.force || (state?.policy != nil && state?.policy != options.policy)
-        let validators = force ? [] : state?.pages ?? []
+        let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
+        let fullSyncReason = Self.fullSyncReason(options: options, last: state, kinds: kinds)
+        let validators = fullSyncReason != nil ? [] : state?.pages ?? []
         let loader = FeedLoader(fetcher: fetcher, options: options)
         // Only syncs that would make the very same requests share a fetch: same source, validators,
         // token and limits (a sync without the token must not receive a feed fetched with it).
@@ -76,7 +78,7 @@ extension Store {
         if !fetched.notModified, fetched.pages.count == 1, fetched.pages[0].isManifest {
             return try await performManifestSync(
                 source, manifest: fetched.pages[0], validators: fetched.validators,
-                force: force, options: options, startedAt: startedAt)
+                fullSyncReason: fullSyncReason, options: options, startedAt: startedAt)
         }
         if fetched.notModified {
             let report = SyncReport(status: options.dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
@@ -102,7 +104,6 @@ extension Store {
         let newValidators = fetched.validators
         let policy = options.policy
         let dryRun = options.dryRun
-        let kinds = RecordKinds.handlers(registering: configuration.recordTypes)
         let pages = fetched.pages
         var (report, downloads, records, historyID): (SyncReport, [FeedImage], Int, Int64)
         do {
@@ -145,6 +146,26 @@ extension Store {
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
             policy: policy, startedAt: startedAt, now: now, options: options)
+    }
+
+    /// Why this sync must read and reconcile the whole feed, with no 304 to end it and no cursor
+    /// to continue from; nil if it may continue where the last one ended.
+    /// - a full sync asked for (`SyncOptions.force`);
+    /// - a policy other than the last sync's: every record must be reconciled again;
+    /// - other record kinds than the last sync applied (storectl on an app's store, the app
+    ///   after an update that registers a new kind): the last sync skipped the records of the
+    ///   kinds it did not register, yet its cursor and validators moved past them.
+    static func fullSyncReason(options: SyncOptions, last: SourceState?, kinds: [any RecordKindHandler]) -> String? {
+        if options.force { return "a full sync was asked for" }
+        // No policy: the source has no applied sync yet, so there is nothing to continue.
+        guard let last, let policy = last.policy else { return nil }
+        if policy != options.policy { return "the policy differs from the last sync's (\(policy.rawValue))" }
+        let ours = SyncStateTable.kindsKey(kinds)
+        guard let theirs = last.kinds else {
+            return "the last sync predates the record of the kinds a sync applies (migration 0014)"
+        }
+        if theirs != ours { return "the last sync applied other record kinds (\(theirs)) than this one (\(ours))" }
+        return nil
     }
 
     /// Inside a sync's write transaction, once its records are applied: forgets the source's

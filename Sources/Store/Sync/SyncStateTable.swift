@@ -5,35 +5,45 @@ import Foundation
 struct SyncStateTable {
     let db: Database
 
-    /// What the last sync of `source` remembered: each page's validators and its policy.
+    /// What the last sync of `source` remembered: each page's validators, its policy and its kinds.
     func state(for source: String) throws -> SourceState? {
         guard
-            let (id, policy) = try db.query(
-                "SELECT id, policy FROM sync_sources WHERE source = ?", [.text(source)],
+            let (id, policy, kinds) = try db.query(
+                "SELECT id, policy, kinds FROM sync_sources WHERE source = ?", [.text(source)],
                 {
-                    ($0.int64(0), $0.optionalText(1).flatMap(SyncPolicy.init(rawValue:)))
+                    ($0.int64(0), $0.optionalText(1).flatMap(SyncPolicy.init(rawValue:)), $0.optionalText(2))
                 }
             ).first
         else { return nil }
         let pages = try db.query(
             "SELECT url, etag, last_modified FROM sync_pages WHERE source_id = ? ORDER BY number", [.integer(id)]
         ) { PageValidators(url: $0.text(0), etag: $0.optionalText(1), lastModified: $0.optionalText(2)) }
-        return SourceState(pages: pages, policy: policy)
+        return SourceState(pages: pages, policy: policy, kinds: kinds)
     }
 
-    /// Records a sync of `source`: its time, its policy (when given) and its pages' validators
-    /// (when given: they replace the remembered ones; empty forgets them). Returns the source's
-    /// id, which `sync_records` rows refer to.
+    /// How the kinds a sync applies are recorded: their names, sorted, comma-separated.
+    static func kindsKey(_ handlers: [any RecordKindHandler]) -> String {
+        handlers.map(\.kind.rawValue).sorted().joined(separator: ",")
+    }
+
+    /// Records a sync of `source`: its time, its policy and kinds (when given: a sync that
+    /// applies records) and its pages' validators (when given: they replace the remembered ones;
+    /// empty forgets them). Returns the source's id, which `sync_records` rows refer to.
     @discardableResult
-    func saveSource(_ source: String, pages: [PageValidators]?, policy: SyncPolicy?, syncedAt: Date) throws -> Int64 {
+    func saveSource(
+        _ source: String, pages: [PageValidators]?, policy: SyncPolicy?, kinds: String? = nil, syncedAt: Date
+    ) throws -> Int64 {
         let rows = try db.query(
             """
-            INSERT INTO sync_sources (source, policy, last_synced_at) VALUES (?, ?, ?)
+            INSERT INTO sync_sources (source, policy, kinds, last_synced_at) VALUES (?, ?, ?, ?)
             ON CONFLICT (source) DO UPDATE SET policy = coalesce(excluded.policy, policy),
-                last_synced_at = excluded.last_synced_at
+                kinds = coalesce(excluded.kinds, kinds), last_synced_at = excluded.last_synced_at
             RETURNING id
             """,
-            [.text(source), policy.map { .text($0.rawValue) } ?? .null, .text(Timestamp.format(syncedAt))]
+            [
+                .text(source), policy.map { .text($0.rawValue) } ?? .null, kinds.map(SQLValue.text) ?? .null,
+                .text(Timestamp.format(syncedAt)),
+            ]
         ) { $0.int64(0) }
         // An upsert with RETURNING gives exactly one row, inserted or updated.
         let id = rows[0]

@@ -29,6 +29,17 @@ struct ExportCommand: AsyncParsableCommand {
         if let out, out != "-" { try checkNotStore(out) }
     }
 
+    /// An app's store: the export holds the built-in kinds, not the app's (storectl does not
+    /// register them), which would otherwise be left out without a word.
+    private func warnOfOtherApps() async throws {
+        let others = try await store.withStore(.existing) { try await $0.otherAppNamespaces() }
+        guard !others.isEmpty else { return }
+        let names = others.map { "'\($0)'" }.joined(separator: ", ")
+        Output.printError(
+            "note: the store also holds the tables of the app \(names) (its migrations); their records are the app's to export and are not in this export"
+        )
+    }
+
     /// Refuses an output path that is the store or one of its files, however it is spelled.
     private func checkNotStore(_ path: String) throws {
         if OutputFile.isStore(path, storePath: store.resolvedPath) {
@@ -38,6 +49,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await warnOfOtherApps()
         let (pageSize, includingImageData) = (pageSize, !noImageData)
         // Streamed: records are written as they are read, so an export of any size runs in
         // bounded memory (to stdout, or through temporary files renamed into place: a failed

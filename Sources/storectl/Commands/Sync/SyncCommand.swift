@@ -28,7 +28,9 @@ struct SyncRunCommand: AsyncParsableCommand {
     var source: FeedSource
     @Option(help: "How records already in the store are reconciled with the feed's.") var policy: SyncPolicy = .keepExisting
     @Flag(name: .customLong("dry-run"), help: "Compute the report; write nothing.") var dryRun = false
-    @Flag(help: "Fetch every page unconditionally and reconcile (implied by a policy other than the last sync's).")
+    @Flag(
+        help: "Fetch every page unconditionally and reconcile (implied by a policy, or record kinds, other than the last sync's)."
+    )
     var force = false
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "No progress, only the result.") var quiet = false
