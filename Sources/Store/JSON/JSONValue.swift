@@ -22,6 +22,55 @@ public enum JSONValue: Sendable, Equatable {
         return members.first { $0.key == key }?.value
     }
 
+    /// The first `.number` whose text is not a JSON number (RFC 8259, section 6: `inf`, `1.`,
+    /// `+1`, `0x10`, `1e`), with its path below `path`; nil if there is none.
+    func firstInvalidNumber(at path: String) -> (path: String, text: String)? {
+        switch self {
+        case .number(let text): return Self.isJSONNumber(text) ? nil : (path, text)
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = element.firstInvalidNumber(at: "\(path)[\(index)]") { return found }
+            }
+        case .object(let members):
+            for member in members {
+                if let found = member.value.firstInvalidNumber(at: path.isEmpty ? member.key : "\(path).\(member.key)") {
+                    return found
+                }
+            }
+        case .null, .bool, .string: break
+        }
+        return nil
+    }
+
+    /// Whether `text` is a JSON number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    static func isJSONNumber(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        func digits() -> Int {
+            var count = 0
+            while let byte = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                bytes.removeFirst()
+                count += 1
+            }
+            return count
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes.removeFirst() }
+        if bytes.first == UInt8(ascii: "0") {
+            bytes.removeFirst()
+        } else if digits() == 0 {
+            return false
+        }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes.removeFirst()
+            if digits() == 0 { return false }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes.removeFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes.removeFirst() }
+            if digits() == 0 { return false }
+        }
+        return bytes.isEmpty
+    }
+
     /// "a string", "a number", ... for error messages.
     package var typeDescription: String {
         switch self {

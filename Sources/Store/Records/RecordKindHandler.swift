@@ -110,8 +110,50 @@ struct AppKindHandler<R: StoreRecord>: TableBackedKind {
         R.observedTables.map { ObservedKindTable(R.kind, $0, holdsRecords: $0.table == R.table) }
     }
 
-    func decode(_ fields: inout FeedFields) -> R? { R.decode(&fields) }
+    /// The app's `decode`; a nil it returns without naming a problem is one all the same (the
+    /// record was dropped from the sync without a word), as is a record whose `columnValues`
+    /// do not match its `columns` (a write trapped on it).
+    func decode(_ fields: inout FeedFields) -> R? {
+        let problems = fields.problems.count
+        guard let record = R.decode(&fields) else {
+            if fields.problems.count == problems { fields.problem("", "refused by the kind's decode, which named no field") }
+            return nil
+        }
+        let values = record.columnValues.count
+        if values != R.columns.count {
+            fields.problem("", "the kind's columnValues holds \(values) values for its \(R.columns.count) columns")
+            return nil
+        }
+        return record
+    }
     func table(_ db: Database) -> RecordTable<R> { db.records(R.self) }
     func count(_ db: Database) throws -> Int { try db.records(R.self).count() }
     func feedValue(of record: R) -> JSONValue { record.feedValue }
+
+    // Export and publish write what the app's `feedValue` gives: checked first, so that no file
+    // the store writes is one its clients refuse (`.number("inf")` made an invalid snapshot)
+    // or files a record under another key.
+    func forEachFeedValue(_ db: Database, includingData: Bool, _ body: (JSONValue) throws -> Void) throws {
+        try table(db).forEachRecord { try body(try checkedFeedValue(of: $0)) }
+    }
+
+    func feedValue(of key: String, in db: Database) throws -> JSONValue? {
+        try table(db).find(key).map { try checkedFeedValue(of: $0) }
+    }
+
+    private func checkedFeedValue(of record: R) throws -> JSONValue {
+        let value = record.feedValue
+        let keyField = R.kind.keyField
+        guard case .string(let key)? = value[keyField], key == record.key else {
+            throw StoreError.invalidRecord(
+                kind: R.kind, key: record.key, field: keyField,
+                reason: "the kind's feedValue must be an object holding the record's key as its \(keyField)")
+        }
+        if let (path, text) = value.firstInvalidNumber(at: "") {
+            throw StoreError.invalidRecord(
+                kind: R.kind, key: record.key, field: path,
+                reason: "the kind's feedValue holds \(FeedFields.quote(text)), which is no JSON number")
+        }
+        return value
+    }
 }

@@ -126,6 +126,57 @@ enum RecordTypeCheck {
             if !kinds.insert(type.kind).inserted { return "the kind '\(type.kind.rawValue)' is registered twice" }
             if !tables.insert(type.table).inserted { return "two kinds share the table '\(type.table)'" }
         }
+        // A feed's arrays and `deleted` members are named by plurals: a kind named as another's
+        // plural (`tags` beside `tag`, `frameworks`) made every feed naming that plural under
+        // `deleted` fail as a misspelling, the app's own published folder included.
+        var plurals = Set(RecordKind.allCases.map { $0.plural })
+        for type in types { plurals.insert(type.kind.plural) }
+        for type in types where plurals.contains(type.kind.rawValue) {
+            return "the kind '\(type.kind.rawValue)' is named as another kind's plural (a feed's member)"
+        }
+        return nil
+    }
+
+    /// Why a registered kind's table, as the migrations made it, cannot hold the kind, or nil:
+    /// checked when the store opens, after its migrations. The table must exist and have every
+    /// declared column (names compared as SQLite compares them, ASCII letters in any case), and
+    /// its key column must be its only PRIMARY KEY, hold text (not `INTEGER PRIMARY KEY`, the
+    /// rowid) and compare keys byte for byte (BINARY collation): the store finds, replaces and
+    /// reports records by that key. Without this a missing table failed at the first write, a
+    /// key without a constraint took duplicates, and a NOCASE key let one feed record overwrite
+    /// another.
+    static func problem(in db: Database, _ types: [any StoreRecord.Type]) throws -> String? {
+        for type in types {
+            let name = "kind '\(type.kind.rawValue)'"
+            let columns = try db.query("SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid", [.text(type.table)]) {
+                (name: $0.text(0).lowercased(), type: $0.text(1).uppercased(), primaryKey: $0.int(2))
+            }
+            if columns.isEmpty { return "the table '\(type.table)' of \(name) does not exist (its app migration makes it)" }
+            for column in type.columns where !columns.contains(where: { $0.name == column }) {
+                return "the table '\(type.table)' of \(name) has no column '\(column)'"
+            }
+            let key = type.columns[0]
+            guard let keyColumn = columns.first(where: { $0.name == key }), keyColumn.primaryKey == 1,
+                columns.filter({ $0.primaryKey > 0 }).count == 1
+            else { return "the key column '\(key)' of \(name) must be the table's only PRIMARY KEY" }
+            // SQLite's affinity rules (datatype3.html, 3.1): INT first, then text, then blob.
+            let declared = keyColumn.type
+            if declared.contains("INT")
+                || !(declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT"))
+                    && !(declared.contains("BLOB") || declared.isEmpty)
+            {
+                return "the key column '\(key)' of \(name) must hold text (declare it TEXT): keys are strings"
+            }
+            let collation = try db.query(
+                """
+                SELECT x.coll FROM pragma_index_list(?1) AS l, pragma_index_xinfo(l.name) AS x
+                WHERE l.origin = 'pk' AND x.key = 1
+                """, [.text(type.table)]
+            ) { $0.text(0) }
+            if let collation = collation.first, collation.uppercased() != "BINARY" {
+                return "the key column '\(key)' of \(name) must compare keys byte for byte (COLLATE BINARY, not \(collation))"
+            }
+        }
         return nil
     }
 

@@ -86,8 +86,11 @@ final class ChangeCollector {
             self.takesDirectInserts = takesDirectInserts
         }
 
+        /// Whether `name`, as a hook gives it (the table's name as its CREATE TABLE spells
+        /// it), names this table. SQLite's names ignore the case of ASCII letters: a table
+        /// created as `Notes` for the kind's `notes` went unobserved with `strcmp`.
         func isNamed(_ name: UnsafePointer<CChar>) -> Bool {
-            cName.withUnsafeBufferPointer { strcmp($0.baseAddress!, name) == 0 }
+            cName.withUnsafeBufferPointer { sqlite3_stricmp($0.baseAddress!, name) == 0 }
         }
     }
 
@@ -267,9 +270,10 @@ final class ChangeCollector {
         for table in observedTables {
             let columns = try database.query(
                 "SELECT name, pk, type FROM pragma_table_info(?) ORDER BY cid", [.text(table.observed.table)]
-            ) { (name: $0.text(0), primaryKey: $0.int(1), type: $0.text(2)) }
-            guard let key = columns.firstIndex(where: { $0.name == table.observed.keyColumn }) else { continue }
-            let date = table.observed.dateColumn.flatMap { name in columns.firstIndex { $0.name == name } }
+            ) { (name: $0.text(0).lowercased(), primaryKey: $0.int(1), type: $0.text(2)) }
+            // Column names as SQLite compares them: ASCII letters in any case (`ID` for `id`).
+            guard let key = columns.firstIndex(where: { $0.name == table.observed.keyColumn.lowercased() }) else { continue }
+            let date = table.observed.dateColumn.flatMap { name in columns.firstIndex { $0.name == name.lowercased() } }
             if table.observed.dateColumn != nil, date == nil { continue }
             let keyIsPrimaryKey =
                 columns[key].primaryKey == 1 && columns.filter { $0.primaryKey > 0 }.count == 1

@@ -55,6 +55,12 @@ public final class Database {
     /// The savepoint the writer opens around each write of a batch (`DatabaseWriter`), which a
     /// caller's closure may not name.
     static let writerSavepoint = "batched_write"
+    /// While a migration's SQL runs: BEGIN, COMMIT, ROLLBACK and the migrator's own savepoint
+    /// are refused when prepared. A migration's `COMMIT` committed the part before it and
+    /// ended the migrator's transaction: the rest ran in autocommit, and the failure that
+    /// followed left a store that no open could migrate again.
+    var refusesTransactionControl = false
+
     /// What the authorizer saw of the statement being prepared (see `Statement.guardedKind`).
     var preparedGuardedKind: Statement.GuardedKind = .none
 
@@ -112,7 +118,11 @@ public final class Database {
     /// *prepared* (SQLite's code generator sets the flag), so refusing to run it was too late.
     fileprivate func authorize(_ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?) -> Int32 {
         switch action {
-        case SQLITE_TRANSACTION: preparedGuardedKind = .transactionControl
+        case SQLITE_TRANSACTION:
+            if refusesTransactionControl { return SQLITE_DENY }
+            preparedGuardedKind = .transactionControl
+        case SQLITE_SAVEPOINT where refusesTransactionControl && fourth.map({ sqlite3_stricmp($0, "migration") == 0 }) == true:
+            return SQLITE_DENY
         // The writer's own savepoint around each write of a batch: a closure that released it,
         // or opened one of the same name, then threw kept its rows in the batch's commit.
         case SQLITE_SAVEPOINT where fourth.map({ sqlite3_stricmp($0, Self.writerSavepoint) == 0 }) == true:

@@ -23,6 +23,13 @@ public struct AppMigrations: Sendable, Equatable {
     /// Why these migrations cannot be applied, or nil: two with one version (the second failed
     /// with SQLite's "UNIQUE constraint failed: app_migrations...").
     var problem: String? {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_-.".utf8)
+        if namespace.isEmpty || !namespace.utf8.allSatisfy(allowed.contains) {
+            return "the namespace '\(namespace)' must be lowercase letters, digits, _, - and ."
+        }
+        if let migration = migrations.first(where: { $0.version < 1 }) {
+            return "the migration '\(migration.name)' of '\(namespace)' has version \(migration.version): numbered from 1"
+        }
         var versions = Set<Int>()
         for migration in migrations where !versions.insert(migration.version).inserted {
             return "two migrations of '\(namespace)' have version \(migration.version)"

@@ -1,3 +1,4 @@
+internal import CSQLite
 import Foundation
 
 /// Applies `Migrations/*.sql` (then an app's own migrations, `AppMigrations`) in order, records each with its checksum and time, and refuses
@@ -139,9 +140,20 @@ struct Migrator: Sendable {
         try db.executeScript("SAVEPOINT migration")
         do {
             do {
+                db.refusesTransactionControl = true
+                defer { db.refusesTransactionControl = false }
                 try db.executeScript(migration.sql)
             } catch let error as SQLiteError {
-                throw StoreError.migrationFailed(migration: ledger.identifier(migration), underlying: error)
+                // SQLITE_AUTH, "not authorized", says too little: the authorizer refused a
+                // statement ending or beginning a transaction (see `refusesTransactionControl`).
+                let underlying =
+                    error.code == SQLITE_AUTH
+                    ? SQLiteError(
+                        extendedCode: error.extendedCode,
+                        message: "a migration may not begin, commit or roll back a transaction (it runs inside the migrator's)",
+                        sql: error.sql)
+                    : error
+                throw StoreError.migrationFailed(migration: ledger.identifier(migration), underlying: underlying)
             }
             let values: [SQLValue] = [
                 .integer(Int64(migration.version)), .text(migration.name), .text(migration.checksum),

@@ -250,7 +250,10 @@ public final class Store: Sendable {
             try Self.apply(configuration.durability, to: database)
             for sql in configuration.writerSetupSQL { try database.execute(sql) }
             let migrator = Migrator(configuration)
-            if configuration.migrateOnOpen { try migrator.migrate(database) }
+            if configuration.migrateOnOpen {
+                try migrator.migrate(database)
+                try Self.checkRecordTables(database, configuration)
+            }
             if let path {
                 // A read in WAL mode opens (creating them if need be) the -wal and -shm: their
                 // identities are then the ones this store uses.
@@ -338,7 +341,20 @@ public final class Store: Sendable {
     @discardableResult
     public func migrate() async throws -> [Migration] {
         let migrator = Migrator(configuration)
-        return try await writer.exclusive { try migrator.migrate($0) }
+        let configuration = configuration
+        return try await writer.exclusive { db in
+            let applied = try migrator.migrate(db)
+            try Self.checkRecordTables(db, configuration)
+            return applied
+        }
+    }
+
+    /// Refuses registered kinds whose tables, as the migrations made them, cannot hold them
+    /// (`RecordTypeCheck.problem(in:_:)`).
+    private static func checkRecordTables(_ database: Database, _ configuration: Configuration) throws {
+        if let problem = try RecordTypeCheck.problem(in: database, configuration.recordTypes) {
+            throw StoreError.invalidConfiguration(reason: "recordTypes: \(problem)")
+        }
     }
 
     /// The migrations `migrate()` would apply, changing nothing; throws as `migrate()` does for a

@@ -64,11 +64,16 @@ struct RecordHash {
 
 extension RecordHash {
     /// A column value, tagged with its storage class so `1` and `'1'` differ.
+    /// A value as SQLite stores it, where binding changes it: a NaN is bound as NULL, and a REAL
+    /// column keeps -0.0 as 0 (an integral real is stored as an integer). A feed record hashed
+    /// from its values as bound was otherwise never equal to itself read back: "changed
+    /// locally" at every later sync (kept under keep-existing, a conflict under three-way).
     mutating func add(_ value: SQLValue) {
         switch value {
         case .null: byte(0)
         case .integer(let integer): byte(1); add(integer)
-        case .real(let real): byte(2); add(Int64(bitPattern: real.bitPattern))
+        case .real(let real) where real.isNaN: byte(0)
+        case .real(let real): byte(2); add(Int64(bitPattern: (real == 0 ? 0.0 : real).bitPattern))
         case .text(let text): byte(3); add(text)
         case .blob(let data): byte(4); add(data)
         }

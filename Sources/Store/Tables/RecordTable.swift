@@ -127,7 +127,12 @@ public struct RecordTable<Record: StoreRecord> {
     }
 
     private func bind(_ values: [SQLValue], to statement: Statement) throws {
-        precondition(values.count == Record.columns.count, "\(Record.self).columnValues must hold one value per column")
+        // Thrown, not trapped: the app's record type is its input (see `Store.check`).
+        if values.count != Record.columns.count {
+            throw StoreError.invalidRecord(
+                kind: Record.kind, key: values.first?.textValue ?? "", field: "columnValues",
+                reason: "holds \(values.count) values for the kind's \(Record.columns.count) columns")
+        }
         for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
     }
 

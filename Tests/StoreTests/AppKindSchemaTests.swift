@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+
+@testable import Store
+
+/// A test kind with a REAL column, whose `feedValue` writes the number's text as Swift prints it
+/// (`inf` for infinity, which is no JSON), and whose `decode` may return nil without a word.
+struct Reading: StoreRecord, Equatable {
+    var id: String
+    var value: Double
+
+    static let kind = RecordKind(rawValue: "reading")
+    static let table = "readings"
+    static let columns = ["id", "value"]
+
+    var key: String { id }
+    var columnValues: [SQLValue] { [.text(id), .real(value)] }
+
+    init(id: String, value: Double) {
+        self.id = id
+        self.value = value
+    }
+
+    init(columnValues values: [SQLValue]) throws {
+        let value: Double
+        switch values[1] {
+        case .real(let real): value = real
+        case .integer(let integer): value = Double(integer)
+        default: value = .nan
+        }
+        self.init(id: values[0].textValue ?? "", value: value)
+    }
+
+    static func decode(_ fields: inout FeedFields) -> Reading? {
+        let id = fields.string("id")
+        guard case .number(let text)? = fields.member("value"), let value = Double(text) else { return nil }
+        guard let id else { return nil }
+        return Reading(id: id, value: value)
+    }
+
+    var feedValue: JSONValue { .object(["id": .string(id), "value": .number("\(value)")]) }
+
+    static var configuration: Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.recordTypes = [Reading.self]
+        configuration.appMigrations = AppMigrations(
+            namespace: "readings-app",
+            migrations: [
+                Migration(
+                    version: 1, name: "create_readings", sql: "CREATE TABLE readings (id TEXT PRIMARY KEY NOT NULL, value REAL)")
+            ])
+        return configuration
+    }
+}
+
+/// From the review of app kinds: a kind's table as its migration spelled it, names that collide
+/// in a feed, values SQLite changes as it stores them, what an app's `decode` and `feedValue`
+/// may return, and migrations that try to end the migrator's transaction.
+@Suite("An app's kind: its table, its names, its values")
+struct AppKindSchemaTests {
+    /// `text` as the feed at `directory/feed.json`: one source, whatever it holds.
+    private static func feed(_ text: String, in directory: TemporaryDirectory) throws -> FeedSource {
+        let path = directory.file("feed.json")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return try FeedSource(path)
+    }
+
+    private static func openError(_ configuration: Store.Configuration, in directory: TemporaryDirectory) async -> String? {
+        do {
+            let store = try await Store.open(at: directory.file("\(UUID().uuidString).sqlite"), configuration: configuration)
+            await store.close()
+            return nil
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    @Test("a table or key column spelled in capitals by the migration is observed all the same")
+    func capitalizedNames() async throws {
+        for sql in [
+            "CREATE TABLE Notes (id TEXT PRIMARY KEY NOT NULL, text TEXT NOT NULL, pinned INTEGER NOT NULL, due TEXT NOT NULL)",
+            "CREATE TABLE notes (ID TEXT PRIMARY KEY NOT NULL, Text TEXT NOT NULL, pinned INTEGER NOT NULL, DUE TEXT NOT NULL)",
+        ] {
+            try await withTemporaryStore(configuration: Note.configuration(creatingTableWith: sql)) { store, _ in
+                let changes = StreamProbe(store.changes(of: [Note.kind]))
+                #expect(await eventually { store.observerCount == 1 })
+                let note = Note(id: "n", text: "t", pinned: false, due: CalendarDate("2026-11-24")!)
+                try await store.write { try $0.records(Note.self).insert(note) }
+                try await store.write { db in
+                    var updated = note
+                    updated.text = "u"
+                    try db.records(Note.self).update(updated)
+                }
+                try await store.write { _ = try $0.records(Note.self).delete("n") }
+                var seen: [Change.Operation] = []
+                for _ in 0..<3 { seen += try await changes.next().changes.map(\.operation) }
+                #expect(seen == [.insert, .update, .delete], "\(sql)")
+            }
+        }
+    }
+
+    @Test("a table that cannot hold its kind is refused when the store opens, naming what is wrong")
+    func tablesThatCannotHoldTheKind() async throws {
+        try await withTemporaryDirectory { directory in
+            let cases: [(sql: String, says: String)] = [
+                ("CREATE TABLE other (id TEXT PRIMARY KEY)", "does not exist"),
+                ("CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, text TEXT, pinned INTEGER)", "no column 'due'"),
+                ("CREATE TABLE notes (id TEXT NOT NULL, text TEXT, pinned INTEGER, due TEXT)", "only PRIMARY KEY"),
+                ("CREATE TABLE notes (id TEXT UNIQUE, text TEXT, pinned INTEGER, due TEXT)", "only PRIMARY KEY"),
+                ("CREATE TABLE notes (id TEXT, text TEXT, pinned INTEGER, due TEXT, PRIMARY KEY (id, text))", "only PRIMARY KEY"),
+                ("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT)", "must hold text"),
+                ("CREATE TABLE notes (id TEXT PRIMARY KEY COLLATE NOCASE, text TEXT, pinned INTEGER, due TEXT)", "NOCASE"),
+            ]
+            for (sql, says) in cases {
+                let error = await Self.openError(Note.configuration(creatingTableWith: sql), in: directory)
+                #expect(error?.contains(says) == true && error?.contains("kind 'note'") == true, "\(sql): \(error ?? "opened")")
+            }
+            // Accepted: WITHOUT ROWID, STRICT, quoted names, an untyped key.
+            for sql in [
+                "CREATE TABLE notes (id TEXT PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT) WITHOUT ROWID",
+                #"CREATE TABLE "notes" ("id" TEXT PRIMARY KEY NOT NULL, text TEXT, pinned INTEGER, due TEXT) STRICT"#,
+                "CREATE TABLE notes (id PRIMARY KEY, text, pinned, due)",
+            ] {
+                let error = await Self.openError(Note.configuration(creatingTableWith: sql), in: directory)
+                #expect(error == nil, "\(sql): \(error ?? "")")
+            }
+        }
+    }
+
+    @Test("a kind named as another kind's plural is refused: every feed's deleted member would fail")
+    func pluralCollisions() async throws {
+        struct Tag: StoreRecord {
+            var id: String
+            static let kind = RecordKind(rawValue: "tag")
+            static let table = "tag_table"
+            static let columns = ["id"]
+            var key: String { id }
+            var columnValues: [SQLValue] { [.text(id)] }
+            init(id: String) { self.id = id }
+            init(columnValues values: [SQLValue]) throws { id = values[0].textValue ?? "" }
+            static func decode(_ fields: inout FeedFields) -> Tag? { fields.string("id").map(Tag.init) }
+            var feedValue: JSONValue { .object(["id": .string(id)]) }
+        }
+        struct Tags: StoreRecord {
+            var id: String
+            static let kind = RecordKind(rawValue: "tags")
+            static let table = "tags_table"
+            static let columns = ["id"]
+            var key: String { id }
+            var columnValues: [SQLValue] { [.text(id)] }
+            init(id: String) { self.id = id }
+            init(columnValues values: [SQLValue]) throws { id = values[0].textValue ?? "" }
+            static func decode(_ fields: inout FeedFields) -> Tags? { fields.string("id").map(Tags.init) }
+            var feedValue: JSONValue { .object(["id": .string(id)]) }
+        }
+        struct Frameworks: StoreRecord {
+            var id: String
+            static let kind = RecordKind(rawValue: "frameworks")
+            static let table = "fw2"
+            static let columns = ["id"]
+            var key: String { id }
+            var columnValues: [SQLValue] { [.text(id)] }
+            init(id: String) { self.id = id }
+            init(columnValues values: [SQLValue]) throws { id = values[0].textValue ?? "" }
+            static func decode(_ fields: inout FeedFields) -> Frameworks? { fields.string("id").map(Frameworks.init) }
+            var feedValue: JSONValue { .object(["id": .string(id)]) }
+        }
+        #expect(RecordTypeCheck.problem([Tag.self, Tags.self])?.contains("'tags' is named as another kind's plural") == true)
+        #expect(RecordTypeCheck.problem([Frameworks.self])?.contains("'frameworks'") == true)
+        #expect(RecordTypeCheck.problem([Tag.self]) == nil)
+    }
+
+    @Test("-0.0 and NaN, which SQLite stores as 0 and NULL, leave a synced record unchanged locally")
+    func valuesSQLiteChanges() async throws {
+        try await withTemporaryStore(configuration: Reading.configuration) { store, directory in
+            let first = try Self.feed(
+                #"{"version": 1, "readings": [{"id": "z", "value": -0.0}, {"id": "y", "value": 1.5}]}"#, in: directory)
+            _ = try await store.sync(from: first)
+            // Keep-existing deletes a tombstoned record only if it is as received: z was kept as
+            // "changed locally" because its hash was of -0.0, its row of 0.
+            let second = try Self.feed(#"{"version": 1, "deleted": {"readings": ["z", "y"]}}"#, in: directory)
+            let report = try await store.sync(from: second)
+            #expect(report.appKinds[Reading.kind]?.deleted == 2, "\(report)")
+            #expect(try await store.read { try $0.records(Reading.self).count() } == 0)
+        }
+    }
+
+    @Test("a decode that returns nil naming no field, or values that do not match the columns, fail the sync")
+    func decodeThatSaysNothing() async throws {
+        try await withTemporaryStore(configuration: Reading.configuration) { store, directory in
+            let feed = try Self.feed(
+                #"{"version": 1, "readings": [{"id": "a", "value": 1}, {"id": "b", "value": "x"}]}"#, in: directory)
+            await #expect {
+                _ = try await store.sync(from: feed)
+            } throws: { error in
+                String(describing: error).contains("readings[1]") && String(describing: error).contains("named no field")
+            }
+            #expect(try await store.read { try $0.records(Reading.self).count() } == 0)
+        }
+    }
+
+    @Test("a feedValue with a number that is no JSON fails an export and a publish, naming the record; nothing is written")
+    func invalidNumbers() async throws {
+        try await withTemporaryStore(configuration: Reading.configuration) { store, directory in
+            try await store.write { try $0.records(Reading.self).insert(Reading(id: "r", value: .infinity)) }
+            await #expect {
+                _ = try await store.exportFeed()
+            } throws: { error in
+                String(describing: error).contains("reading 'r'") && String(describing: error).contains("'inf'")
+            }
+            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            await #expect(throws: StoreError.self) { _ = try await store.publish(to: folder) }
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path))
+            #expect(JSONValue.isJSONNumber("-0.5e+3") && JSONValue.isJSONNumber("0") && JSONValue.isJSONNumber("10"))
+            for text in ["inf", "nan", "1.", ".5", "+1", "01", "0x10", "1e", "-", ""] {
+                #expect(!JSONValue.isJSONNumber(text), "\(text)")
+            }
+        }
+    }
+
+    @Test("a migration that commits, rolls back or begins is refused whole, and the store opens again")
+    func migrationsMayNotEndTheTransaction() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            for sql in [
+                "CREATE TABLE a (x); COMMIT; CREATE TABLE b (x); INSERT INTO no_such_table VALUES (1);",
+                "CREATE TABLE a (x); ROLLBACK;",
+                "BEGIN; CREATE TABLE a (x); COMMIT;",
+                "CREATE TABLE a (x); RELEASE migration; CREATE TABLE b (x);",
+            ] {
+                var configuration = Store.Configuration()
+                configuration.appMigrations = AppMigrations(
+                    namespace: "app", migrations: [Migration(version: 1, name: "two_tables", sql: sql)])
+                await #expect {
+                    _ = try await Store.open(at: path, configuration: configuration)
+                } throws: { error in
+                    String(describing: error).contains("app/0001_two_tables")
+                }
+                let store = try await Store.open(at: path)
+                let tables = try await store.read {
+                    try $0.query("SELECT name FROM sqlite_master WHERE name IN ('a', 'b')") { $0.text(0) }
+                }
+                await store.close()
+                #expect(tables.isEmpty, "\(sql): \(tables)")
+            }
+        }
+    }
+
+    @Test("an app's namespace and versions are checked as documented")
+    func appMigrationNames() async throws {
+        try await withTemporaryDirectory { directory in
+            for (namespace, version) in [("", 1), ("Upper", 1), ("app/0001_create_a", 1), ("app", 0), ("app", -1)] {
+                var configuration = Store.Configuration()
+                configuration.appMigrations = AppMigrations(
+                    namespace: namespace, migrations: [Migration(version: version, name: "m", sql: "CREATE TABLE m (x)")])
+                let error = await Self.openError(configuration, in: directory)
+                #expect(error?.contains("appMigrations") == true, "\(namespace) \(version): \(error ?? "opened")")
+            }
+        }
+    }
+}
