@@ -116,6 +116,27 @@ struct PublishTests {
         #expect(last.count == 1 && last[0].conditional, "\(last)")
     }
 
+    @Test("a segment the server does not have yet (404) names the file and says to upload files before the manifest")
+    func segmentNotUploadedYet() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        let cli = try Storectl()
+        try await Self.source(cli, frameworks: 3)
+        let folder = server.root.path + "/pub"
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", folder]))
+        let url = server.url("/pub/manifest.json").absoluteString
+        expectSuccess(try await cli.run(["--db", "client.sqlite", "sync", url]))
+        let before = try await Self.export(cli, "client.sqlite")
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "frameworks", "update", "fw-000001", "--name", "Renamed"]))
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", folder]))
+        // As when a folder is copied to an object store manifest first: the segment is not there.
+        let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("segment-") }
+        for segment in segments { try FileManager.default.removeItem(atPath: folder + "/" + segment) }
+        let sync = try await cli.run(["--db", "client.sqlite", "sync", url])
+        expectFailure(sync, status: 1, mentioning: ["segment-", "missing (404)", "upload the files before manifest.json"])
+        #expect(try await Self.export(cli, "client.sqlite") == before)
+    }
+
     @Test("60 publishes of one change each leave at most 40 files; clients from every earlier publish end equal")
     func compactionKeepsTheFolderBounded() async throws {
         let cli = try Storectl()

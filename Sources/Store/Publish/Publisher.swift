@@ -216,7 +216,9 @@ struct Publisher {
 
         let files = written.filter { named.contains($0.key) }.sorted { $0.key < $1.key }
         try OutputFile.write(files.map { (folder.appendingPathComponent($0.key).path, $0.value) })
+        let previousSecond = Self.modificationSecond(manifestPath)
         try OutputFile.write(manifest.data, to: manifestPath)
+        Self.advanceModificationSecond(manifestPath, past: previousSecond)
         // Only files named as a publisher names its own, even when a manifest edited by hand
         // retires others; plain files, never the store (`OutputFile.removeFiles`).
         let expiredNames = Set(expired.map(\.name))
@@ -227,6 +229,31 @@ struct Publisher {
             outcome: .segment, generation: manifest.generation, head: manifest.head,
             filesWritten: Set(files.map(\.key) + snapshotWritten + [PublishedManifest.fileName]).sorted(),
             filesDeleted: deleted.sorted(), filesInFolder: countFiles())
+    }
+
+    /// The whole second of `path`'s modification time, if it exists.
+    private static func modificationSecond(_ path: String) -> Int? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        #if canImport(Darwin)
+            return Int(status.st_mtimespec.tv_sec)
+        #else
+            return Int(status.st_mtim.tv_sec)
+        #endif
+    }
+
+    /// Gives the new manifest a modification time in a later second than the one it replaced.
+    /// HTTP's Last-Modified counts whole seconds (and nginx's ETag is made of it and the size):
+    /// a manifest published in the same second as the one a client last fetched answered that
+    /// client's conditional request with 304, and the client stayed behind, "up to date",
+    /// until a publish in a later second. (Files other than the manifest are named by their
+    /// content and never change.)
+    private static func advanceModificationSecond(_ path: String, past previous: Int?) {
+        guard let previous, let current = modificationSecond(path), current <= previous else { return }
+        var times = [
+            timespec(tv_sec: previous + 1, tv_nsec: 0), timespec(tv_sec: previous + 1, tv_nsec: 0),
+        ]
+        _ = utimensat(AT_FDCWD, path, &times, 0)
     }
 
     private func store(

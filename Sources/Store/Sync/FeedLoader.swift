@@ -51,6 +51,9 @@ struct FeedLoader: Sendable {
         var pageURL = source.url
         var number = 1
         while true {
+            // A local feed's pages are read without a suspension point: a cancelled sync (every
+            // caller of a shared fetch gone) read and skimmed the rest of its pages all the same.
+            try Task.checkCancellation()
             visited[pageURL.absoluteString] = number
             let page: FetchedFeed.Page
             switch source {
@@ -81,6 +84,7 @@ struct FeedLoader: Sendable {
             options.progress?(.fetchedPage(number: number, bytes: page.size))
 
             // A `next` that is not a string is reported by the validator.
+            try Task.checkCancellation()
             guard case .string(let next)? = Self.nextLink(of: page) else { break }
             guard
                 let nextURL = resolveNext(
@@ -222,6 +226,7 @@ struct FeedLoader: Sendable {
         do {
             try Descriptor.waitUntilReadable(handle.fileDescriptor)
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                try Task.checkCancellation()
                 size += chunk.count
                 if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
                 try output.write(contentsOf: chunk)

@@ -4,6 +4,9 @@ import Foundation
 /// folder) and checks each one's size and SHA-256 against the manifest before anything is
 /// applied. Any difference, a missing file or a wrong status fails the sync.
 struct PublishedFileLoader: Sendable {
+    static let missingReason =
+        "missing (404): the manifest names this file; if the folder is being copied to the server, upload the files before manifest.json"
+
     let fetcher: HTTPFetcher
     let options: SyncOptions
     let source: FeedSource
@@ -71,11 +74,13 @@ struct PublishedFileLoader: Sendable {
                         maximumBytes: min(file.size + 1, options.maximumBytes), bodyFile: download))
             } catch let error as HTTPError {
                 if case .tooLarge = error { throw mismatch("larger than the \(file.size) bytes the manifest says") }
+                // The fetcher fails any status outside 2xx and 304 itself: a 404 said only
+                // "HTTP 404", where the likely cause is a manifest uploaded before its files.
+                if case .status(_, 404) = error { throw mismatch(Self.missingReason) }
                 throw error
             }
             guard response.status == 200 else {
-                throw mismatch(
-                    response.status == 404 ? "missing (404): the manifest names this file" : "HTTP status \(response.status)")
+                throw mismatch(response.status == 404 ? Self.missingReason : "HTTP status \(response.status)")
             }
             // A transport that answers in memory (an injected one) is spooled here.
             if !response.body.isEmpty || !FileManager.default.fileExists(atPath: download.path) {

@@ -41,8 +41,8 @@ extension Store {
             toSequence: manifest.head, fullSyncReason: fullSyncReason)
 
         let dryRun = options.dryRun
-        if files.isEmpty {
-            // The cursor is at the head: nothing to read.
+        // The cursor at the head: nothing to read, or nothing left to apply.
+        func upToDate() async throws -> SyncReport {
             let report = SyncReport(status: dryRun ? .dryRun : .upToDate, source: key, policy: options.policy)
             if !dryRun {
                 let now = clock.now()
@@ -59,6 +59,7 @@ extension Store {
             withDetails.published = details
             return withDetails
         }
+        if files.isEmpty { return try await upToDate() }
 
         // Download and verify everything before the transaction: each file on disk (the
         // published one, or its download in `spool`), read again in chunks when applied.
@@ -94,7 +95,11 @@ extension Store {
                 let state = SyncStateTable(db: db)
                 // Another sync of this source may have committed during the downloads: the
                 // segments chosen for the old cursor might not continue the new one.
-                if !fullSync, try state.cursor(for: key) != expectedCursor {
+                if !fullSync, case let current = try state.cursor(for: key), current != expectedCursor {
+                    // Two syncs of one source at once (one process shares the manifest's fetch,
+                    // not the rest): when the other one reached this very head, this one has
+                    // nothing left to do. It failed with "sync again", and a failed history row.
+                    if current == newCursor { throw AlreadyAtHead() }
                     throw ManifestError(
                         source: key, path: "", message: "the store was synced from this source meanwhile; sync again")
                 }
@@ -140,6 +145,8 @@ extension Store {
             }
         } catch let rollback as DryRunRollback {
             (report, downloads, records, historyID) = (rollback.report, rollback.downloads, rollback.records, 0)
+        } catch is AlreadyAtHead {
+            return try await upToDate()
         }
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
@@ -148,6 +155,10 @@ extension Store {
             // the snapshot names would not be retried from the cursor the sync started at).
             cursor: (newCursor, fullSync ? nil : expectedCursor))
     }
+
+    /// Thrown out of a manifest sync's write when another sync of the source has applied the
+    /// same head meanwhile (rolled back: nothing of this one is kept).
+    private struct AlreadyAtHead: Error {}
 
     /// A segment's own `version`, `generation`, `from` and `to` must be the manifest's: a
     /// segment of another generation, or one that does not continue the cursor, is refused.
