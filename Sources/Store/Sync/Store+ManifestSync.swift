@@ -137,10 +137,13 @@ extension Store {
                 if dryRun {
                     throw DryRunRollback(report: report, downloads: reconciler.imagesToDownload, records: recordCount)
                 }
-                try state.setCursor(newCursor, sourceID: reconciler.sourceID)
+                // While images are to be downloaded, the cursor stays (see `finishApplied`).
+                let imagesPending = !reconciler.imagesToDownload.isEmpty
+                try state.setCursor(
+                    imagesPending ? (fullSync ? nil : expectedCursor) : newCursor, sourceID: reconciler.sourceID)
                 let historyID = try Self.recordApplied(
                     report, state: state, source: key, startedAt: startedAt, finishedAt: clock.now(), policy: policy,
-                    now: now)
+                    now: now, imagesPending: imagesPending)
                 return (report, reconciler.imagesToDownload, recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
@@ -150,7 +153,7 @@ extension Store {
         }
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
-            policy: policy, startedAt: startedAt, now: now, options: options,
+            validators: validators, policy: policy, startedAt: startedAt, now: now, options: options,
             // After a full sync, no cursor: the next sync reads the snapshot again (an image only
             // the snapshot names would not be retried from the cursor the sync started at).
             cursor: (newCursor, fullSync ? nil : expectedCursor))

@@ -137,7 +137,7 @@ extension Store {
                 let report = reconciler.report
                 let historyID = try Self.recordApplied(
                     report, state: SyncStateTable(db: db), source: key, startedAt: startedAt, finishedAt: clock.now(),
-                    policy: policy, now: now)
+                    policy: policy, now: now, imagesPending: !reconciler.imagesToDownload.isEmpty)
                 return (report, reconciler.imagesToDownload, recordCount, historyID)
             }
         } catch let rollback as DryRunRollback {
@@ -145,7 +145,7 @@ extension Store {
         }
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
-            policy: policy, startedAt: startedAt, now: now, options: options)
+            validators: newValidators, policy: policy, startedAt: startedAt, now: now, options: options)
     }
 
     /// Why this sync must read and reconcile the whole feed, with no 304 to end it and no cursor
@@ -169,14 +169,16 @@ extension Store {
     }
 
     /// Inside a sync's write transaction, once its records are applied: forgets the source's
-    /// validators if an image failed (so the next sync fetches the feed again, no 304), and
+    /// validators if an image failed, or is still to be downloaded (so the next sync fetches the
+    /// feed again, no 304, and retries it: `finishApplied` remembers them once every image is
+    /// stored, and a process killed or a store closed before that leaves them forgotten), and
     /// appends the history row, committed with the records (it exists if and only if they do).
     /// Returns the row's id.
     static func recordApplied(
         _ report: SyncReport, state: SyncStateTable, source: String, startedAt: Date, finishedAt: Date,
-        policy: SyncPolicy, now: Date
+        policy: SyncPolicy, now: Date, imagesPending: Bool
     ) throws -> Int64 {
-        if report.images.failed > 0 { _ = try state.saveSource(source, pages: [], policy: nil, syncedAt: now) }
+        if report.images.failed > 0 || imagesPending { _ = try state.saveSource(source, pages: [], policy: nil, syncedAt: now) }
         return try state.appendHistory(
             SyncHistoryEntry(
                 source: source, startedAt: startedAt, finishedAt: finishedAt, policy: policy,
@@ -187,13 +189,17 @@ extension Store {
     /// downloads the images the feed named without data, and completes the history row with
     /// what became of them.
     ///
-    /// `cursor`: for a sync from a manifest, the cursor it set and the one it replaced. If an
-    /// image fails, the cursor goes back (unless another sync moved it meanwhile), so the next
-    /// sync reads those files again and retries the image, as a version-1 feed's forgotten
-    /// validators make it fetch every page again.
+    /// `validators`: the pages' validators, which the records' transaction forgot while images
+    /// were still to be downloaded; remembered here once every image is stored.
+    /// `cursor`: for a sync from a manifest, the cursor it reached and the one it started at.
+    /// While images are to be downloaded the cursor stays where it started (the records'
+    /// transaction leaves it there); it moves to the one reached once every image is stored
+    /// (unless another sync moved it meanwhile). If an image fails, or the process dies first,
+    /// the next sync reads those files again and retries the image, as a version-1 feed's
+    /// forgotten validators make it fetch every page again.
     func finishApplied(
         _ applied: SyncReport, downloads: [FeedImage], records: Int, historyID: Int64, dryRun: Bool, source key: String,
-        policy: SyncPolicy, startedAt: Date, now: Date, options: SyncOptions,
+        validators: [PageValidators]?, policy: SyncPolicy, startedAt: Date, now: Date, options: SyncOptions,
         cursor: (applied: SyncCursor, previous: SyncCursor?)? = nil
     ) async throws -> SyncReport {
         var report = applied
@@ -219,9 +225,9 @@ extension Store {
             try await self.write { db in
                 let state = SyncStateTable(db: db)
                 try state.completeHistory(row, with: entry)
-                let sourceID = try state.saveSource(key, pages: forget ? [] : nil, policy: nil, syncedAt: now)
-                if forget, let cursor, try state.cursor(for: key) == cursor.applied {
-                    try state.setCursor(cursor.previous, sourceID: sourceID)
+                let sourceID = try state.saveSource(key, pages: forget ? [] : validators, policy: nil, syncedAt: now)
+                if !forget, let cursor, try state.cursor(for: key) == cursor.previous {
+                    try state.setCursor(cursor.applied, sourceID: sourceID)
                 }
                 // Each image downloaded for this source is received as the cache now holds it
                 // (replacing what was received before: an image evicted and fetched again), so

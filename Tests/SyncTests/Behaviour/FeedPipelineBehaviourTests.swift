@@ -142,7 +142,9 @@ struct FeedPipelineBehaviourTests {
                             for _ in 0..<5 where comm == nil {
                                 comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
                             }
-                            names.append(comm)
+                            // Unreadable five times (seen once, in a full run on a loaded
+                            // machine): the thread's own name above still counts.
+                            if let comm { names.append(comm) }
                         #endif
                         readerNames.withLock { $0 = names }
                         var validator = FeedValidator()

@@ -147,6 +147,33 @@ struct ImageSyncBehaviourTests {
     }
 
     /// The image download is refused beyond `maximumImageBytes`, reported like any failure.
+    /// From the cancellation review: the records' transaction kept the feed's new validators,
+    /// forgotten only once an image failed, after the downloads. A store closed (or a process
+    /// killed) during them left the validators: the next sync was up to date, never retrying.
+    @Test func anImageNotDownloadedBeforeTheStoreClosedIsTriedAgainByTheNextSync() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        let image = server.url("/slow?seconds=3").absoluteString
+        let feedURL = try server.publish(
+            "feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(image)]))
+        let folder = try BehaviourFolder()
+        defer { folder.remove() }
+        let path = folder.file("s.sqlite").path
+        let store = try await Store.open(at: path, configuration: behaviourConfiguration())
+        let sync = Task { try await store.sync(from: .remote(feedURL)) }
+        // Once the records are committed (the framework readable), the image is downloading.
+        #expect(await eventually { (try? await store.frameworks.find("f")) != nil })
+        await store.close()
+        _ = await sync.result
+        let again = try await Store.open(at: path, configuration: behaviourConfiguration())
+        let second = try await again.sync(from: .remote(feedURL))
+        #expect(second.status == .applied, "\(second)")
+        #expect(try await again.images.contains(image))
+        // Every image stored: the validators are remembered again, and the next sync is a 304.
+        #expect(try await again.sync(from: .remote(feedURL)).status == .upToDate)
+        await again.close()
+    }
+
     @Test func oversizedImageIsAFailureNotARollback() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
