@@ -108,6 +108,7 @@ final class Interrupts: @unchecked Sendable {
     /// (an export) is removed, leaving the old one.
     private static func exitNow(_ status: Int32) -> Never {
         OutputFile.removeTemporaries()
+        Store.removeSpoolFolders()
         _exit(status)
     }
 

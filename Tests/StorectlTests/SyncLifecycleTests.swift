@@ -85,6 +85,60 @@ struct SyncLifecycleTests {
         time.sleep(300)
         """
 
+    /// Answers with headers and part of a body, says so, then stalls: a download under way.
+    static let halfAnsweringServer = """
+        import socket, sys, time
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(5)
+        with open(sys.argv[1], "w") as port:
+            port.write(str(server.getsockname()[1]) + "\\n")
+        connection, _ = server.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 1000000\\r\\n\\r\\n")
+        connection.sendall(b'{"version": 1, "frameworks": [' + b' ' * 65536)
+        time.sleep(1)
+        with open(sys.argv[2], "w") as ready:
+            ready.write("downloading\\n")
+        time.sleep(300)
+        """
+
+    @Test("two Ctrl-Cs during a download: exit 130, and the download's temporary folder is removed")
+    func doubleSigintRemovesTheSpool() async throws {
+        // A signal that exits without unwinding (the second, or the first past its grace
+        // period) left the spool folder of the download (a whole page, possibly) in TMPDIR for
+        // good; storectl now removes the live ones before it exits (`SpoolFolder.removeAll`,
+        // tested in `SpoolFolderTests`). Here the first signal's cancellation usually wins.
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let server = storectl.directory.file("server.py")
+        try Data(Self.halfAnsweringServer.utf8).write(to: URL(fileURLWithPath: server))
+        let temporary = storectl.directory.file("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let script = """
+            mkfifo port.fifo ready.fifo || exit 90
+            python3 server.py port.fifo ready.fifo &
+            server=$!
+            read port < port.fifo
+            TMPDIR="$PWD/tmp" \(Storectl.withInterruptEnabled) "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 200 > sync.out 2> sync.err &
+            pid=$!
+            read ready < ready.fifo
+            ls tmp > spooled.txt
+            kill -INT $pid
+            kill -INT $pid
+            wait $pid
+            echo "exit $?"
+            kill $server
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 180)
+        #expect(result.output == "exit 130", "\(result)")
+        let spooled = try String(contentsOfFile: storectl.directory.file("spooled.txt"), encoding: .utf8)
+        #expect(spooled.contains("store-feed-"), "the download was not spooled yet: \(spooled)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+        let (after, _) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+    }
+
     @Test("SIGINT on a stalled server: the request is abandoned, exit 130 well before any timeout")
     func sigintOnStalledServer() async throws {
         let storectl = try await seededStore()

@@ -112,7 +112,7 @@ struct FeedValidator {
                 try parser.forEachMember { name, parser in
                     if names.contains(where: { FeedFields.sameBytes($0, name) }) {
                         problem("", "the member \(FeedFields.quote(name)) appears more than once")
-                        _ = try parser.readValue()
+                        try parser.readAndDiscardValue { try sink.checkStopped() }
                         return
                     }
                     names.append(name)
@@ -174,7 +174,7 @@ struct FeedValidator {
                         if let meant = misspelledKind(name) {
                             problem(name, "is no member of the format; did you mean \(FeedFields.quote(meant))?")
                         }
-                        _ = try parser.readValue()
+                        try parser.readAndDiscardValue { try sink.checkStopped() }
                     }
                 }
                 if !hasVersion { problem("version", "is required (the integer 1)") }

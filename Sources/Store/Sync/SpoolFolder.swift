@@ -7,6 +7,23 @@ import Foundation
 final class SpoolFolder: Sendable {
     let url: URL
 
+    /// The folders alive now, for `removeAll`.
+    private static let live = LockedBox<Set<String>>([])
+
+    /// The paths of the folders alive now.
+    static var livePaths: Set<String> { live.withLock { $0 } }
+
+    /// Removes every spool folder alive now: for a process about to `_exit` without running
+    /// deinitializers (storectl's second Ctrl-C, or a cancellation past its grace period),
+    /// which used to leave a whole download in the temporary folder for good.
+    static func removeAll() {
+        let paths = live.withLock { paths in
+            defer { paths.removeAll() }
+            return paths
+        }
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
+    }
+
     init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("store-feed-\(UUID().uuidString)", isDirectory: true)
         do {
@@ -17,9 +34,15 @@ final class SpoolFolder: Sendable {
             throw FeedSourceError.unreadable(
                 path: url.path, reason: "cannot create a temporary folder for the download: \(FeedLoader.reason(error))")
         }
+        let path = url.path
+        Self.live.withLock { _ = $0.insert(path) }
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        let path = url.path
+        Self.live.withLock { _ = $0.remove(path) }
+        try? FileManager.default.removeItem(at: url)
+    }
 
     /// The file for page `number`.
     func file(forPage number: Int) -> URL {

@@ -148,6 +148,10 @@ extension Store {
             validators: newValidators, policy: policy, startedAt: startedAt, now: now, options: options)
     }
 
+    /// Removes the temporary folders of the downloads under way, for a process about to end
+    /// without unwinding (see `SpoolFolder.removeAll`).
+    package static func removeSpoolFolders() { SpoolFolder.removeAll() }
+
     /// Why this sync must read and reconcile the whole feed, with no 304 to end it and no cursor
     /// to continue from; nil if it may continue where the last one ended.
     /// - a full sync asked for (`SyncOptions.force`);

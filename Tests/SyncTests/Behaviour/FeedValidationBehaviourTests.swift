@@ -231,6 +231,29 @@ struct FeedValidationBehaviourTests {
         }
     }
 
+    /// An ignored member is read as strictly as any (malformed JSON inside it fails the page),
+    /// without being built: an 80 MB one took 850 MB and half a minute that no cancellation
+    /// could interrupt (the cancellation review).
+    @Test func unknownMembersAreReadStrictlyWithoutBuildingThem() async throws {
+        try await withBehaviourStore { store, folder in
+            let malformed = try folder.write("bad.json", #"{"version": 1, "zzz": [1, {"a": [2,, 3]}], "frameworks": []}"#)
+            let error = await behaviourError { try await store.sync(from: malformed) }
+            #expect(String(describing: error).contains("not valid JSON"), "\(String(describing: error))")
+        }
+        for text in [#"[1, {"a": [2, "x", null, true]}, -0.5e3]"#, #"{"a": {"b": {}}, "c": []}"#, #""s""#, "12"] {
+            var checks = 0
+            try JSONParser.read(Data(text.utf8)) { try $0.readAndDiscardValue { checks += 1 } }
+            #expect(checks == 0, "\(text)")
+        }
+        // The stop is looked at as the elements go by: every 1,024 values.
+        let big = Data(("[" + Array(repeating: "0", count: 5_000).joined(separator: ",") + "]").utf8)
+        var checks = 0
+        try JSONParser.read(big) { try $0.readAndDiscardValue { checks += 1 } }
+        #expect(checks == 4)
+        struct Stop: Error {}
+        #expect(throws: Stop.self) { try JSONParser.read(big) { try $0.readAndDiscardValue { throw Stop() } } }
+    }
+
     @Test func duplicateIDsAcrossPagesAreRefused() async throws {
         try await withBehaviourStore { store, folder in
             let before = try await store.exportFeed()
