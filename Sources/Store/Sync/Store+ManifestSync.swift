@@ -24,7 +24,15 @@ extension Store {
             if cursor.generation != manifest.generation {
                 fullSyncReason = "the feed was republished as another generation"
             } else if cursor.sequence > manifest.head {
-                fullSyncReason = "the store's cursor (\(cursor.sequence)) is ahead of the feed's head (\(manifest.head))"
+                // An older manifest than the one this store last synced. A full sync from it
+                // rolled the store back to a state the publisher had left (deleted records
+                // back, updates undone), silently: refused, unless asked for (`force`).
+                throw ManifestError(
+                    source: page.name, path: "head",
+                    message:
+                        "is \(manifest.head), behind this store's cursor (\(cursor.sequence)) in the same generation: "
+                        + "an older copy of manifest.json (a cache: serve it with Cache-Control: no-cache), or a folder "
+                        + "restored from a backup; nothing was applied (sync with --force to read its snapshot)")
             } else if cursor.sequence < oldestBase {
                 fullSyncReason =
                     "the store's cursor (\(cursor.sequence)) is older than the oldest retained segment (from \(oldestBase + 1))"
