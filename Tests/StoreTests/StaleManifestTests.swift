@@ -46,3 +46,48 @@ struct StaleManifestTests {
         }
     }
 }
+
+/// From the review of incremental sync over time: a new generation carried no tombstones.
+@Suite("A full sync from a published feed")
+struct PublishedFullSyncTests {
+    private static func framework(_ id: String, _ description: String = "v1") -> Framework {
+        Framework(id: id, name: id.uppercased(), imageName: id, urlString: "https://\(id)", description: description)
+    }
+
+    @Test(
+        "deletes what the source sent before and its snapshot no longer holds (a new generation), as the policy says",
+        arguments: [SyncPolicy.keepExisting, .preferRemote, .threeWay])
+    func newGenerationDeletes(policy: SyncPolicy) async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            let manifest = try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path)
+            for id in ["a", "b", "c", "d"] { try await source.frameworks.insert(Self.framework(id)) }
+            _ = try await source.publish(to: folder)
+            let client = try await Store.open(at: directory.file("client.sqlite"))
+            var options = SyncOptions()
+            options.policy = policy
+            _ = try await client.sync(from: manifest, options: options)
+            // A record of the client's own, never received from the source, and one it changed.
+            try await client.frameworks.insert(Self.framework("local"))
+            try await client.frameworks.update(Self.framework("d", "changed here"))
+
+            _ = try await source.frameworks.delete("b")
+            _ = try await source.frameworks.delete("d")
+            // The folder deleted and published again: a new generation, no tombstones.
+            try FileManager.default.removeItem(at: folder)
+            let republished = try await source.publish(to: folder)
+            #expect(republished.outcome == .snapshot)
+
+            let report = try await client.sync(from: manifest, options: options)
+            #expect(report.published?.fullSyncReason == "the feed was republished as another generation", "\(report)")
+            let ids = try await client.frameworks.fetchAll().map(\.id)
+            // b is gone under every policy; d, changed locally, goes only under prefer-remote.
+            #expect(ids == (policy == .preferRemote ? ["a", "c", "local"] : ["a", "c", "d", "local"]), "\(policy): \(ids)")
+            #expect(report.frameworks.deleted == (policy == .preferRemote ? 2 : 1), "\(report)")
+            // And the next sync, incremental again, changes nothing.
+            let next = try await client.sync(from: manifest, options: options)
+            #expect(next.status == .upToDate)
+            await client.close()
+        }
+    }
+}

@@ -36,6 +36,8 @@ struct Reconciler {
     /// asked for: records come in runs of one kind.
     private var streams: [RecordKind: Int64] = [:]
     private var lastStream: (kind: RecordKind, id: Int64)?
+    /// Whether every key this sync meets is noted (`trackSeenKeys`), for `tombstoneUnseen`.
+    private var tracksSeenKeys = false
 
     /// Records the source, its pages' validators and the policy (inside the sync's write
     /// transaction, so a failed sync leaves no trace of them), ready for the first record.
@@ -74,6 +76,7 @@ struct Reconciler {
         let kind = Table.kind
         let id = Table.key(of: record)
         let stream = try stream(kind)
+        if tracksSeenKeys { try noteSeen(stream: stream, key: id) }
         if policy != .threeWay {
             // Keep-existing and prefer-remote need no local hash: a new record is inserted by
             // one statement, and an existing one is compared inside SQLite. Which statement to
@@ -143,6 +146,7 @@ struct Reconciler {
     /// Applies a tombstone of a table's kind: deleted unless changed locally since synced.
     mutating func tombstone<Table: SyncedTable>(_ id: String, in table: Table) throws {
         let kind = Table.kind
+        if tracksSeenKeys { try noteSeen(stream: try stream(kind), key: id) }
         guard let local = try table.find(id) else {
             try forget(kind, id)
             return
@@ -191,6 +195,7 @@ struct Reconciler {
 
     /// Applies an image: stored when it has data, else downloaded after the commit.
     mutating func reconcileImage(_ image: FeedImage) throws {
+        if tracksSeenKeys { try noteSeen(stream: try stream(.image), key: image.url) }
         let table = db.images(budget: imageBudget, now: now)
         let existing = try table.peek(image.url)
         guard let data = image.data else {
@@ -227,6 +232,7 @@ struct Reconciler {
 
     /// Applies an image's tombstone.
     mutating func tombstoneImage(_ url: String) throws {
+        if tracksSeenKeys { try noteSeen(stream: try stream(.image), key: url) }
         let table = db.images(budget: imageBudget, now: now)
         guard let existing = try table.peek(url) else {
             try forget(.image, url)
@@ -239,5 +245,55 @@ struct Reconciler {
             try forget(.image, url)
             report.images.deleted += 1
         }
+    }
+
+    // MARK: A snapshot as the whole truth
+
+    /// From now on, notes every key the sync meets (records and tombstones, of every kind), in
+    /// a temporary table of the writer's connection (on disk past SQLite's cache, so a feed of
+    /// any size), for `tombstoneUnseen`. Created inside the sync's transaction: rolled back
+    /// with it.
+    mutating func trackSeenKeys() throws {
+        try db.executeScript(
+            """
+            CREATE TEMP TABLE IF NOT EXISTS sync_seen (stream INTEGER NOT NULL, key TEXT NOT NULL, PRIMARY KEY (stream, key))
+                WITHOUT ROWID;
+            DELETE FROM temp.sync_seen;
+            """)
+        tracksSeenKeys = true
+    }
+
+    private func noteSeen(stream: Int64, key: String) throws {
+        let insert = try db.cachedStatement(literal: "INSERT OR IGNORE INTO temp.sync_seen (stream, key) VALUES (?, ?)")
+        try insert.bind(stream, at: 1)
+        try insert.bind(key, at: 2)
+        defer { insert.reset() }
+        _ = try insert.step()
+    }
+
+    /// After a full sync from a published feed (its snapshot and the segments after it: the
+    /// publisher's whole state), applies a tombstone to each key received from this source
+    /// before that the sync did not meet: the publisher deleted it. A new generation (a folder
+    /// deleted and published again, another store taking it over, a change log pruned past the
+    /// last publish) carries no tombstones of the old one, so a client kept such records for
+    /// good. The policy decides as for any tombstone (under keep-existing, a record changed
+    /// locally since is kept). Kinds no handler here registers are left alone (another
+    /// program's, which this sync did not read).
+    mutating func tombstoneUnseen(_ handlers: [any RecordKindHandler]) throws {
+        guard tracksSeenKeys else { return }
+        try received.flush()
+        let unseen = try db.query(
+            """
+            SELECT s.kind, r.key FROM sync_records AS r JOIN sync_streams AS s ON s.id = r.stream
+            WHERE s.source_id = ? AND NOT EXISTS (SELECT 1 FROM temp.sync_seen AS t WHERE t.stream = r.stream AND t.key = r.key)
+            ORDER BY s.kind, r.key
+            """, [.integer(sourceID)]
+        ) { (kind: RecordKind(rawValue: $0.text(0)), key: $0.text(1)) }
+        tracksSeenKeys = false
+        for (kind, key) in unseen {
+            guard let handler = handlers.first(where: { $0.kind == kind }) else { continue }
+            try handler.tombstone(key, with: &self)
+        }
+        try db.executeScript("DELETE FROM temp.sync_seen")
     }
 }

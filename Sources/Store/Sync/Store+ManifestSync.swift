@@ -114,6 +114,7 @@ extension Store {
                 var reconciler = try Reconciler(
                     db: db, source: key, validators: validators, policy: policy,
                     imageBudget: budget, now: now, status: status, kinds: kinds)
+                if fullSync { try reconciler.trackSeenKeys() }
                 // The snapshot's pages are one feed (a key at most once); each segment is one of
                 // its own. A key that a later segment holds again is applied once, in its last
                 // state (`SupersededKeys`): the sync applies the change from the cursor to the
@@ -137,6 +138,7 @@ extension Store {
                     try validator.finish()
                     return recordCount + validator.recordCount
                 }
+                try reconciler.tombstoneUnseen(kinds)
                 try reconciler.finish()
                 // Before it commits: still the file the store opened (see `StoreFile.checkStill`).
                 try StoreFile.checkStill(walFiles)
