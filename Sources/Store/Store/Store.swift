@@ -380,6 +380,11 @@ public final class Store: Sendable {
 
     /// Finishes every observation, waits for the writes already asked for, then closes the
     /// store's connections. Later calls throw ``StoreError/closed``. Closing twice is harmless.
+    ///
+    /// A sync or image load under way is not cancelled: its download runs on until its next
+    /// read or write of the store, which throws ``StoreError/closed`` (a sync closed before its
+    /// commit changes nothing; one closed during its image downloads has its records, and tries
+    /// the images again next sync). Cancel their tasks first to stop them at once.
     public func close() async {
         changeMonitor.close()
         await writer.close()
