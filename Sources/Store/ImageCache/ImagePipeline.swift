@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Guarantees:
 /// - concurrent loads of one URL share one download (single flight): the first starts it,
-///   later ones await the same task;
+///   later ones await the same task, as it is: its timeout, size cap and content type (what
+///   is stored is the first's, as it would be had the download finished before they asked);
 /// - after the download returns (an `await`: anything may have happened meanwhile), the bytes
 ///   are inserted only if the cache still has no entry for that URL, in the writer's
 ///   transaction (`cache[url] = cache[url, default: image]`);
