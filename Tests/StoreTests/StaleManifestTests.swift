@@ -91,3 +91,74 @@ struct PublishedFullSyncTests {
         }
     }
 }
+
+/// From the review of the round's diff: what followed the refusal of an older manifest.
+@Suite("After an older manifest")
+struct AfterAnOlderManifestTests {
+    private static func framework(_ id: String) -> Framework {
+        Framework(id: id, name: id.uppercased(), imageName: id, urlString: "https://\(id)", description: "d")
+    }
+
+    @Test("a folder restored from a backup, then published on: the client reads the snapshot once the head passes its cursor")
+    func restoredFolder() async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            let backup = directory.url.appendingPathComponent("backup", isDirectory: true)
+            let manifest = try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path)
+            let client = try await Store.open(at: directory.file("client.sqlite"))
+            func publish(_ id: String) async throws {
+                try await source.frameworks.insert(Self.framework(id))
+                _ = try await source.publish(to: folder)
+            }
+            try await publish("a")
+            try FileManager.default.copyItem(at: folder, to: backup)
+            try await publish("b")
+            try await publish("c")
+            _ = try await client.sync(from: manifest)
+            // The folder restored from the backup (head 1), then published on: e at head 2.
+            try FileManager.default.removeItem(at: folder)
+            try FileManager.default.copyItem(at: backup, to: folder)
+            try await publish("e")
+            await #expect(throws: (any Error).self) { _ = try await client.sync(from: manifest) }
+            try await publish("f")
+            try await publish("g")
+            // Sequences 2 and 3 now name e and f, not b and c: it used to go on from 3 (g only).
+            let report = try await client.sync(from: manifest)
+            #expect(report.published?.fullSyncReason?.contains("older manifest was served") == true, "\(report)")
+            #expect(try await client.frameworks.fetchAll().map(\.id) == ["a", "b", "c", "e", "f", "g"])
+            // Back to incremental syncs.
+            try await publish("h")
+            #expect(try await client.sync(from: manifest).published?.fullSyncReason == nil)
+            await client.close()
+        }
+    }
+
+    @Test("another policy or another program's kinds do not turn an older manifest into a full sync; only force does")
+    func noImplicitFullSync() async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            let manifestPath = folder.appendingPathComponent(PublishedManifest.fileName).path
+            let manifest = try FeedSource(manifestPath)
+            try await source.frameworks.insert(Self.framework("a"))
+            try await source.frameworks.insert(Self.framework("b"))
+            _ = try await source.publish(to: folder)
+            let old = try Data(contentsOf: URL(fileURLWithPath: manifestPath))
+            _ = try await source.frameworks.delete("b")
+            _ = try await source.publish(to: folder)
+            let clientPath = directory.file("client.sqlite")
+            let app = try await Store.open(at: clientPath, configuration: Note.configuration)
+            _ = try await app.sync(from: manifest)
+            await app.close()
+            try old.write(to: URL(fileURLWithPath: manifestPath))
+            let client = try await Store.open(at: clientPath)
+            var options = SyncOptions()
+            options.policy = .preferRemote
+            await #expect(throws: (any Error).self) { _ = try await client.sync(from: manifest, options: options) }
+            #expect(try await client.frameworks.fetchAll().map(\.id) == ["a"], "b came back")
+            options.force = true
+            _ = try await client.sync(from: manifest, options: options)
+            #expect(try await client.frameworks.fetchAll().map(\.id) == ["a", "b"])
+            await client.close()
+        }
+    }
+}

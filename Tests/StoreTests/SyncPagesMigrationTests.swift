@@ -32,9 +32,12 @@ struct SyncPagesMigrationTests {
                 let columns = try await store.read {
                     try $0.query("SELECT name FROM pragma_table_info('sync_sources') ORDER BY cid") { $0.text(0) }
                 }
-                // 0010 adds the cursor, 0014 the kinds.
+                // 0010 adds the cursor, 0014 the kinds and whether the cursor is suspect.
                 #expect(
-                    columns == ["id", "source", "last_synced_at", "policy", "cursor_generation", "cursor_sequence", "kinds"])
+                    columns == [
+                        "id", "source", "last_synced_at", "policy", "cursor_generation", "cursor_sequence", "kinds",
+                        "cursor_suspect",
+                    ])
 
                 // Saving pages and a policy, then reading them back; forgetting the source forgets its pages.
                 let pages = [

@@ -70,6 +70,9 @@ enum RecordTypeCheck {
         "frameworks", "orders", "order_items", "events", "images", "change_log", "store_identity", "sync_history",
         "sync_pages", "sync_records", "sync_sources", "sync_streams", Migrator.table, Migrator.appTable,
         "events_by_date", "images_by_last_access", "sync_streams_forget", "sync_records_new", "sync_sources_new",
+        // A full sync's temporary table (`Reconciler.trackSeenKeys`): a temporary table hides a
+        // main one of its name from unqualified SQL on its connection.
+        "sync_seen",
     ]
 
     static func problem(_ type: any StoreRecord.Type) -> String? {

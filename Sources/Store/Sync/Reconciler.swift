@@ -294,6 +294,6 @@ struct Reconciler {
             guard let handler = handlers.first(where: { $0.kind == kind }) else { continue }
             try handler.tombstone(key, with: &self)
         }
-        try db.executeScript("DELETE FROM temp.sync_seen")
+        try db.executeScript("DROP TABLE temp.sync_seen")
     }
 }

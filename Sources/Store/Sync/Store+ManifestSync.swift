@@ -12,8 +12,28 @@ extension Store {
         let key = source.key
         let manifest = try PublishedManifest.parse(
             try Data(contentsOf: page.file), source: page.name, maximumFileBytes: options.maximumBytes)
-        let cursor = try await read { try SyncStateTable(db: $0).cursor(for: key) }
+        let (cursor, suspect) = try await read { db in
+            let state = SyncStateTable(db: db)
+            return (try state.cursor(for: key), try state.cursorIsSuspect(for: key))
+        }
         let clock = configuration.clock
+
+        // An older manifest than the one this store last synced: a cache that served a stale
+        // copy, or a folder restored from a backup. A full sync from it rolled the store back to
+        // a state the publisher had left (deleted records back, updates undone), silently, and
+        // so did any reason for a full sync (another policy, another program's kinds): refused
+        // unless asked for (`force`). The cursor is marked: once the head passes it again, its
+        // sequence numbers may name other changes than those this store applied (a restored
+        // folder republishes them), so that sync reads the snapshot.
+        if let cursor, cursor.generation == manifest.generation, cursor.sequence > manifest.head, !options.force {
+            if !options.dryRun { try await write { try SyncStateTable(db: $0).markCursorSuspect(for: key) } }
+            throw ManifestError(
+                source: page.name, path: "head",
+                message:
+                    "is \(manifest.head), behind this store's cursor (\(cursor.sequence)) in the same generation: "
+                    + "an older copy of manifest.json (a cache: serve it with Cache-Control: no-cache), or a folder "
+                    + "restored from a backup; nothing was applied (sync with --force to read its snapshot)")
+        }
 
         // Which files: the segments after the cursor, or the snapshot and what follows it.
         let oldestBase = manifest.segments.first.map { $0.from - 1 } ?? manifest.head
@@ -23,16 +43,10 @@ extension Store {
         } else if let cursor {
             if cursor.generation != manifest.generation {
                 fullSyncReason = "the feed was republished as another generation"
-            } else if cursor.sequence > manifest.head {
-                // An older manifest than the one this store last synced. A full sync from it
-                // rolled the store back to a state the publisher had left (deleted records
-                // back, updates undone), silently: refused, unless asked for (`force`).
-                throw ManifestError(
-                    source: page.name, path: "head",
-                    message:
-                        "is \(manifest.head), behind this store's cursor (\(cursor.sequence)) in the same generation: "
-                        + "an older copy of manifest.json (a cache: serve it with Cache-Control: no-cache), or a folder "
-                        + "restored from a backup; nothing was applied (sync with --force to read its snapshot)")
+            } else if suspect {
+                fullSyncReason =
+                    "an older manifest was served since the last sync, so the sequence numbers after the cursor "
+                    + "(\(cursor.sequence)) may name other changes (a folder restored from a backup)"
             } else if cursor.sequence < oldestBase {
                 fullSyncReason =
                     "the store's cursor (\(cursor.sequence)) is older than the oldest retained segment (from \(oldestBase + 1))"

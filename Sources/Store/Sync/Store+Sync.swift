@@ -156,19 +156,24 @@ extension Store {
     /// to continue from; nil if it may continue where the last one ended.
     /// - a full sync asked for (`SyncOptions.force`);
     /// - a policy other than the last sync's: every record must be reconciled again;
-    /// - other record kinds than the last sync applied (storectl on an app's store, the app
-    ///   after an update that registers a new kind): the last sync skipped the records of the
-    ///   kinds it did not register, yet its cursor and validators moved past them.
+    /// - a kind the last sync did not apply (the app after storectl synced its store, or after
+    ///   an update that registers a new kind): the last sync skipped that kind's records, yet
+    ///   its cursor and validators moved past them.
     static func fullSyncReason(options: SyncOptions, last: SourceState?, kinds: [any RecordKindHandler]) -> String? {
         if options.force { return "a full sync was asked for" }
         // No policy: the source has no applied sync yet, so there is nothing to continue.
         guard let last, let policy = last.policy else { return nil }
         if policy != options.policy { return "the policy differs from the last sync's (\(policy.rawValue))" }
-        let ours = SyncStateTable.kindsKey(kinds)
         guard let theirs = last.kinds else {
             return "the last sync predates the record of the kinds a sync applies (migration 0014)"
         }
-        if theirs != ours { return "the last sync applied other record kinds (\(theirs)) than this one (\(ours))" }
+        // Fewer kinds than the last sync continue from its cursor (the records of the others are
+        // skipped, and this sync records its own kinds); any kind it did not apply needs the
+        // whole feed. So storectl and an app taking turns cost the app a full sync, not both.
+        let applied = Set(theirs.split(separator: ",").map(String.init))
+        if let missing = kinds.map(\.kind.rawValue).sorted().first(where: { !applied.contains($0) }) {
+            return "the last sync did not apply the record kind '\(missing)' (it applied \(theirs))"
+        }
         return nil
     }
 
