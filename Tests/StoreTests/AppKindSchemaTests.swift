@@ -105,21 +105,30 @@ struct AppKindSchemaTests {
             let cases: [(sql: String, says: String)] = [
                 ("CREATE TABLE other (id TEXT PRIMARY KEY)", "does not exist"),
                 ("CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, text TEXT, pinned INTEGER)", "no column 'due'"),
-                ("CREATE TABLE notes (id TEXT NOT NULL, text TEXT, pinned INTEGER, due TEXT)", "only PRIMARY KEY"),
-                ("CREATE TABLE notes (id TEXT UNIQUE, text TEXT, pinned INTEGER, due TEXT)", "only PRIMARY KEY"),
-                ("CREATE TABLE notes (id TEXT, text TEXT, pinned INTEGER, due TEXT, PRIMARY KEY (id, text))", "only PRIMARY KEY"),
-                ("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT)", "must hold text"),
+                ("CREATE TABLE notes (id TEXT NOT NULL, text TEXT, pinned INTEGER, due TEXT)", "unique on its own"),
+                (
+                    "CREATE TABLE notes (id TEXT, text TEXT, pinned INTEGER, due TEXT, PRIMARY KEY (id, text))",
+                    "unique on its own"
+                ),
+                ("CREATE TABLE notes (id TEXT, text TEXT, pinned INTEGER, due TEXT, UNIQUE (text, id))", "unique on its own"),
+                ("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT)", "the rowid"),
                 ("CREATE TABLE notes (id TEXT PRIMARY KEY COLLATE NOCASE, text TEXT, pinned INTEGER, due TEXT)", "NOCASE"),
+                ("CREATE TABLE notes (id TEXT UNIQUE COLLATE NOCASE, text TEXT, pinned INTEGER, due TEXT)", "NOCASE"),
             ]
             for (sql, says) in cases {
                 let error = await Self.openError(Note.configuration(creatingTableWith: sql), in: directory)
                 #expect(error?.contains(says) == true && error?.contains("kind 'note'") == true, "\(sql): \(error ?? "opened")")
             }
-            // Accepted: WITHOUT ROWID, STRICT, quoted names, an untyped key.
+            // Accepted, as earlier releases accepted them: WITHOUT ROWID, STRICT, quoted names, an
+            // untyped key, a UNIQUE key that is not the primary key, a unique index made after,
+            // another declared type (UUID: numeric affinity).
             for sql in [
                 "CREATE TABLE notes (id TEXT PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT) WITHOUT ROWID",
                 #"CREATE TABLE "notes" ("id" TEXT PRIMARY KEY NOT NULL, text TEXT, pinned INTEGER, due TEXT) STRICT"#,
                 "CREATE TABLE notes (id PRIMARY KEY, text, pinned, due)",
+                "CREATE TABLE notes (id TEXT NOT NULL UNIQUE, text TEXT, pinned INTEGER, due TEXT)",
+                "CREATE TABLE notes (id TEXT NOT NULL, text TEXT, pinned INTEGER, due TEXT); CREATE UNIQUE INDEX notes_id ON notes (id)",
+                "CREATE TABLE notes (id UUID PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT)",
             ] {
                 let error = await Self.openError(Note.configuration(creatingTableWith: sql), in: directory)
                 #expect(error == nil, "\(sql): \(error ?? "")")

@@ -143,11 +143,13 @@ enum RecordTypeCheck {
     /// Why a registered kind's table, as the migrations made it, cannot hold the kind, or nil:
     /// checked when the store opens, after its migrations. The table must exist and have every
     /// declared column (names compared as SQLite compares them, ASCII letters in any case), and
-    /// its key column must be its only PRIMARY KEY, hold text (not `INTEGER PRIMARY KEY`, the
-    /// rowid) and compare keys byte for byte (BINARY collation): the store finds, replaces and
-    /// reports records by that key. Without this a missing table failed at the first write, a
-    /// key without a constraint took duplicates, and a NOCASE key let one feed record overwrite
-    /// another.
+    /// its key column must be unique on its own (its PRIMARY KEY, or a UNIQUE constraint or
+    /// index on it alone), not `INTEGER PRIMARY KEY` (the rowid, which takes no text), and
+    /// compare keys byte for byte (BINARY collation): the store finds, replaces and reports
+    /// records by that key. Without this a missing table failed at the first write, a key
+    /// without a constraint took duplicates (and sync failed on SQLite's "ON CONFLICT clause
+    /// does not match"), a rowid key failed every write with "datatype mismatch", and a NOCASE
+    /// key let one feed record overwrite another.
     static func problem(in db: Database, _ types: [any StoreRecord.Type]) throws -> String? {
         for type in types {
             let name = "kind '\(type.kind.rawValue)'"
@@ -159,25 +161,25 @@ enum RecordTypeCheck {
                 return "the table '\(type.table)' of \(name) has no column '\(column)'"
             }
             let key = type.columns[0]
-            guard let keyColumn = columns.first(where: { $0.name == key }), keyColumn.primaryKey == 1,
-                columns.filter({ $0.primaryKey > 0 }).count == 1
-            else { return "the key column '\(key)' of \(name) must be the table's only PRIMARY KEY" }
-            // SQLite's affinity rules (datatype3.html, 3.1): INT first, then text, then blob.
-            let declared = keyColumn.type
-            if declared.contains("INT")
-                || !(declared.contains("CHAR") || declared.contains("CLOB") || declared.contains("TEXT"))
-                    && !(declared.contains("BLOB") || declared.isEmpty)
-            {
-                return "the key column '\(key)' of \(name) must hold text (declare it TEXT): keys are strings"
-            }
-            let collation = try db.query(
+            // Each unique index (the primary key's of a text key, a UNIQUE constraint's, a
+            // CREATE UNIQUE INDEX) on the key column alone, with that column's collation.
+            let collations = try db.query(
                 """
-                SELECT x.coll FROM pragma_index_list(?1) AS l, pragma_index_xinfo(l.name) AS x
-                WHERE l.origin = 'pk' AND x.key = 1
-                """, [.text(type.table)]
-            ) { $0.text(0) }
-            if let collation = collation.first, collation.uppercased() != "BINARY" {
-                return "the key column '\(key)' of \(name) must compare keys byte for byte (COLLATE BINARY, not \(collation))"
+                SELECT max(x.coll) FROM pragma_index_list(?1) AS l, pragma_index_xinfo(l.name) AS x
+                WHERE l."unique" = 1 AND x.key = 1 AND l.partial = 0
+                GROUP BY l.name HAVING count(*) = 1 AND lower(max(x.name)) = ?2
+                """, [.text(type.table), .text(key)]
+            ) { $0.text(0).uppercased() }
+            if collations.isEmpty {
+                let keyColumn = columns.first { $0.name == key }
+                if keyColumn?.primaryKey == 1, keyColumn?.type == "INTEGER", columns.filter({ $0.primaryKey > 0 }).count == 1 {
+                    return
+                        "the key column '\(key)' of \(name) is INTEGER PRIMARY KEY, the rowid, which holds no text: declare it TEXT PRIMARY KEY"
+                }
+                return "the key column '\(key)' of \(name) must be unique on its own: its PRIMARY KEY, or UNIQUE"
+            }
+            if !collations.contains("BINARY") {
+                return "the key column '\(key)' of \(name) must compare keys byte for byte (COLLATE BINARY, not \(collations[0]))"
             }
         }
         return nil

@@ -130,8 +130,9 @@ struct DirectInsertObservationTests {
     }
 
     /// A registered kind's table whose key replaces on conflict: inserting an existing key
-    /// deletes the old row first, which the hook reports as an update.
-    @Test func aReplacingKeyGoesThroughTheHook() async throws {
+    /// deletes the old row first, which the hook reports as an update; and a key column of
+    /// INTEGER affinity stores `007` as 7, which the hook reports as stored.
+    @Test func aReplacingOrNumericKeyGoesThroughTheHook() async throws {
         let replacing = Note.configuration(
             creatingTableWith: """
                 CREATE TABLE notes (
@@ -153,8 +154,18 @@ struct DirectInsertObservationTests {
             #expect(try await changes.next().changes == [Change(kind: Note.kind, key: "n", operation: .update)])
             #expect(try await Self.directInserts(store) == 0)
         }
-        // A key column of INTEGER affinity (stored `007` as 7, reported as stored) is now
-        // refused when the store opens: see `AppKindSchemaTests`.
+        // A key column of INTEGER affinity that is not the rowid stores `007` as 7, which the
+        // hook reports as stored. (`INTEGER PRIMARY KEY`, the rowid, is refused at open.)
+        let numeric = Note.configuration(
+            creatingTableWith: "CREATE TABLE notes (id INT PRIMARY KEY, text TEXT, pinned INTEGER, due TEXT);")
+        try await withTemporaryStore(configuration: numeric) { store, _ throws in
+            let changes = StreamProbe(await store.changesFromNow())
+            try await store.write { db in
+                try db.records(Note.self).insert(Note(id: "007", text: "Bond", pinned: false, due: Self.date))
+            }
+            #expect(try await changes.next().changes == [Change(kind: Note.kind, key: "7", operation: .insert)])
+            #expect(try await Self.directInserts(store) == 0)
+        }
     }
 
     @Test func declaredTypesKeepTextAsSQLiteSays() {
