@@ -32,4 +32,20 @@ struct PublishedManifestTimeTests {
             }
         }
     }
+
+    @Test("a Last-Modified within a second of the response's Date is not kept as a validator (RFC 9110: weak)")
+    func weakLastModified() throws {
+        let url = URL(string: "http://127.0.0.1:8080/public/manifest.json")!
+        func validators(_ headers: [String: String]) -> PageValidators {
+            PageValidators.of(HTTPResponse(url: url, status: 200, headers: headers, body: Data()), url: url.absoluteString)
+        }
+        let second = "Fri, 27 Nov 2026 07:00:00 GMT"
+        #expect(validators(["last-modified": second, "date": second]).lastModified == nil)
+        #expect(validators(["last-modified": second, "date": "Fri, 27 Nov 2026 07:00:00 GMT"]).canRevalidate == false)
+        #expect(validators(["last-modified": second, "date": "Fri, 27 Nov 2026 07:00:01 GMT"]).lastModified == second)
+        // An ETag is the server's word; no Date, nothing to compare.
+        #expect(validators(["last-modified": second, "date": second, "etag": "\"x\""]).lastModified == second)
+        #expect(validators(["last-modified": second]).lastModified == second)
+        #expect(PageValidators.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+    }
 }

@@ -77,7 +77,7 @@ struct FeedLoader: Sendable {
                 page = FetchedFeed.Page(
                     url: response.url, name: name, file: file, size: Self.size(of: file),
                     validators: remembered.map {
-                        PageValidators(url: $0, etag: response.headers["etag"], lastModified: response.headers["last-modified"])
+                        PageValidators.of(response, url: $0)
                     })
             }
             fetched.pages.append(page)

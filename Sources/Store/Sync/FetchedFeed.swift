@@ -42,6 +42,32 @@ struct PageValidators: Sendable, Equatable {
 
     /// Whether a conditional request can be made for it.
     var canRevalidate: Bool { etag != nil || lastModified != nil }
+
+    /// The validators a response gives `url`. Without an ETag, a Last-Modified less than a
+    /// second before the response's Date is not kept: "a Last-Modified time ... is implicitly
+    /// weak unless it is at least one second prior to the Date" (RFC 9110, 8.8.2.2), since the
+    /// file may change again within that second. A manifest published again in the second a
+    /// client fetched it (a folder deleted and published anew) answered that client's next
+    /// If-Modified-Since with 304, and the client stayed behind, "up to date".
+    static func of(_ response: HTTPResponse, url: String) -> PageValidators {
+        let etag = response.headers["etag"]
+        var lastModified = response.headers["last-modified"]
+        if etag == nil, let text = lastModified, let date = response.headers["date"],
+            let modified = httpDate(text), let served = httpDate(date), served.timeIntervalSince(modified) < 1
+        {
+            lastModified = nil
+        }
+        return PageValidators(url: url, etag: etag, lastModified: lastModified)
+    }
+
+    /// An HTTP date (IMF-fixdate, the form servers send: `Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
 }
 
 extension FetchedFeed.Page {
