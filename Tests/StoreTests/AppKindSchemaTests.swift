@@ -268,3 +268,50 @@ struct AppKindSchemaTests {
         }
     }
 }
+
+/// From the review of app kinds: an app migration that wrote the library's bookkeeping.
+@Suite("An app's migration and the library's tables")
+struct AppMigrationLibraryTablesTests {
+    @Test("may read them and seed records, but not write, drop or alter the store's own bookkeeping")
+    func bookkeepingIsRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            for sql in [
+                "DELETE FROM schema_migrations WHERE version > 10",
+                "DROP TABLE change_log",
+                "UPDATE store_identity SET id = 'x'",
+                "ALTER TABLE sync_sources ADD COLUMN x",
+                "DROP TABLE frameworks",
+                "ALTER TABLE Frameworks RENAME TO fw",
+            ] {
+                var configuration = Store.Configuration()
+                configuration.appMigrations = AppMigrations(
+                    namespace: "app", migrations: [Migration(version: 1, name: "meddle", sql: sql)])
+                await #expect {
+                    _ = try await Store.open(at: path, configuration: configuration)
+                } throws: { error in
+                    String(describing: error).contains("may not write, drop or alter the store's own table")
+                }
+                // And the store opens as it was.
+                let store = try await Store.open(at: path)
+                #expect(try await store.migrationStatus().allSatisfy { $0.state != .pending }, "\(sql)")
+                await store.close()
+            }
+            var seeding = Store.Configuration()
+            seeding.appMigrations = AppMigrations(
+                namespace: "app",
+                migrations: [
+                    Migration(
+                        version: 1, name: "seed",
+                        sql: """
+                            CREATE TABLE app_copy AS SELECT id FROM frameworks;
+                            INSERT INTO frameworks (id, name, image_name, url_string, description)
+                                VALUES ('seed', 'Seed', 's', 'https://s', 'd');
+                            """)
+                ])
+            let store = try await Store.open(at: path, configuration: seeding)
+            #expect(try await store.frameworks.find("seed") != nil)
+            await store.close()
+        }
+    }
+}

@@ -60,6 +60,16 @@ public final class Database {
     /// ended the migrator's transaction: the rest ran in autocommit, and the failure that
     /// followed left a store that no open could migrate again.
     var refusesTransactionControl = false
+    /// While an app's migration runs: the library's tables (lowercased), which it may read but
+    /// not drop or alter, nor write unless they hold records (`recordTables`: an app may seed
+    /// frameworks). An app migration that deleted `schema_migrations` rows or dropped
+    /// `change_log` left a store no program could open again.
+    var refusedTables: Set<String> = []
+    /// The library's tables of records, among `refusedTables`.
+    static let recordTables: Set<String> = ["frameworks", "orders", "order_items", "events", "images"]
+    /// Why the authorizer last refused a statement, for the error that follows (SQLite's own
+    /// says only "not authorized").
+    private(set) var lastRefusal: String?
 
     /// What the authorizer saw of the statement being prepared (see `Statement.guardedKind`).
     var preparedGuardedKind: Statement.GuardedKind = .none
@@ -119,10 +129,26 @@ public final class Database {
     fileprivate func authorize(_ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?) -> Int32 {
         switch action {
         case SQLITE_TRANSACTION:
-            if refusesTransactionControl { return SQLITE_DENY }
+            if refusesTransactionControl {
+                lastRefusal = "a migration may not begin, commit or roll back a transaction (it runs inside the migrator's)"
+                return SQLITE_DENY
+            }
             preparedGuardedKind = .transactionControl
         case SQLITE_SAVEPOINT where refusesTransactionControl && fourth.map({ sqlite3_stricmp($0, "migration") == 0 }) == true:
+            lastRefusal = "a migration may not name the migrator's own savepoint"
             return SQLITE_DENY
+        case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_DROP_TABLE,
+            SQLITE_ALTER_TABLE
+        where !refusedTables.isEmpty:
+            // The table is the third argument, but ALTER TABLE's is the fourth (the third is the
+            // schema's name).
+            let table = action == SQLITE_ALTER_TABLE ? fourth : third
+            let name = table.map { String(cString: $0).lowercased() } ?? ""
+            let writes = action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
+            if let table, refusedTables.contains(name), !(writes && Self.recordTables.contains(name)) {
+                lastRefusal = "an app's migration may not write, drop or alter the store's own table '\(String(cString: table))'"
+                return SQLITE_DENY
+            }
         // The writer's own savepoint around each write of a batch: a closure that released it,
         // or opened one of the same name, then threw kept its rows in the batch's commit.
         case SQLITE_SAVEPOINT where fourth.map({ sqlite3_stricmp($0, Self.writerSavepoint) == 0 }) == true:

@@ -141,17 +141,20 @@ struct Migrator: Sendable {
         do {
             do {
                 db.refusesTransactionControl = true
-                defer { db.refusesTransactionControl = false }
+                if case .app = ledger { db.refusedTables = RecordTypeCheck.reservedTables }
+                defer {
+                    db.refusesTransactionControl = false
+                    db.refusedTables = []
+                }
                 try db.executeScript(migration.sql)
             } catch let error as SQLiteError {
-                // SQLITE_AUTH, "not authorized", says too little: the authorizer refused a
-                // statement ending or beginning a transaction (see `refusesTransactionControl`).
+                // SQLITE_AUTH, "not authorized", says too little: the authorizer says why it
+                // refused (`refusesTransactionControl`, `refusedTables`).
                 let underlying =
                     error.code == SQLITE_AUTH
                     ? SQLiteError(
                         extendedCode: error.extendedCode,
-                        message: "a migration may not begin, commit or roll back a transaction (it runs inside the migrator's)",
-                        sql: error.sql)
+                        message: db.lastRefusal ?? error.message, sql: error.sql)
                     : error
                 throw StoreError.migrationFailed(migration: ledger.identifier(migration), underlying: underlying)
             }
