@@ -82,10 +82,14 @@ public final class RecordingServer: Sendable {
     /// Writes `text` as `name` (folders created) under the served folder.
     public func publish(_ name: String, _ text: String) throws { try publish(name, Data(text.utf8)) }
 
+    /// Writes `data` at `name`, modified two seconds ago: as a file published before the test's
+    /// syncs, whose Last-Modified (this server's only validator) a client keeps. One modified in
+    /// the second of the response is weak (RFC 9110, 8.8.2.2), and not kept.
     public func publish(_ name: String, _ data: Data) throws {
         let file = root.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: file)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2)], ofItemAtPath: file.path)
     }
 
     /// The requests seen so far (the /_requests calls excluded).
