@@ -194,7 +194,7 @@ struct AppKindSchemaTests {
         }
     }
 
-    @Test("a decode that returns nil naming no field, or values that do not match the columns, fail the sync")
+    @Test("a decode that returns nil naming no field fails the sync, naming the record")
     func decodeThatSaysNothing() async throws {
         try await withTemporaryStore(configuration: Reading.configuration) { store, directory in
             let feed = try Self.feed(
@@ -205,6 +205,44 @@ struct AppKindSchemaTests {
                 String(describing: error).contains("readings[1]") && String(describing: error).contains("named no field")
             }
             #expect(try await store.read { try $0.records(Reading.self).count() } == 0)
+        }
+    }
+
+    @Test("columnValues that do not match the kind's columns fail a sync and a write, naming the record; nothing is kept")
+    func columnValuesOfTheWrongLength() async throws {
+        struct Short: StoreRecord {
+            var id: String
+            static let kind = RecordKind(rawValue: "short")
+            static let table = "shorts"
+            static let columns = ["id", "a", "b"]
+            var key: String { id }
+            var columnValues: [SQLValue] { [.text(id), .text("only two")] }
+            init(id: String) { self.id = id }
+            init(columnValues values: [SQLValue]) throws { id = values[0].textValue ?? "" }
+            static func decode(_ fields: inout FeedFields) -> Short? { fields.string("id").map(Short.init) }
+            var feedValue: JSONValue { .object(["id": .string(id)]) }
+        }
+        var configuration = Store.Configuration()
+        configuration.recordTypes = [Short.self]
+        configuration.appMigrations = AppMigrations(
+            namespace: "shorts-app",
+            migrations: [Migration(version: 1, name: "create", sql: "CREATE TABLE shorts (id TEXT PRIMARY KEY, a, b)")])
+        try await withTemporaryStore(configuration: configuration) { store, directory in
+            let feed = try Self.feed(#"{"version": 1, "shorts": [{"id": "s1"}]}"#, in: directory)
+            // It trapped the writer (a precondition): the whole process ended.
+            for attempt in 0..<2 {
+                await #expect {
+                    if attempt == 0 {
+                        _ = try await store.sync(from: feed)
+                    } else {
+                        try await store.write { try $0.records(Short.self).insert(Short(id: "s2")) }
+                    }
+                } throws: { error in
+                    let text = String(describing: error)
+                    return text.contains("short 's") && text.contains("columnValues") && text.contains("2 values")
+                }
+            }
+            #expect(try await store.read { try $0.records(Short.self).count() } == 0)
         }
     }
 

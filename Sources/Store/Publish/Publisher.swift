@@ -235,11 +235,7 @@ struct Publisher {
     private static func modificationSecond(_ path: String) -> Int? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        #if canImport(Darwin)
-            return Int(status.st_mtimespec.tv_sec)
-        #else
-            return Int(status.st_mtim.tv_sec)
-        #endif
+        return OutputFile.modificationSecond(status)
     }
 
     /// Gives the new manifest a modification time in a later second than the one it replaced.
@@ -381,9 +377,7 @@ struct Publisher {
 
     /// The published files in the folder (named as a publisher names them), the manifest excluded.
     private func ownFiles() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-            PublishedFileName.isPublished($0) && isOwnPlainFile($0)
-        }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter(isOwnPlainFile).sorted()
     }
 
     /// Whether `name` is a plain file (not a folder, not a link) named as a publisher names its

@@ -111,18 +111,13 @@ struct AppKindHandler<R: StoreRecord>: TableBackedKind {
     }
 
     /// The app's `decode`; a nil it returns without naming a problem is one all the same (the
-    /// record was dropped from the sync without a word), as is a record whose `columnValues`
-    /// do not match its `columns` (a write trapped on it).
+    /// record was dropped from the sync without a word). (`columnValues` of the wrong length
+    /// fail the record's first statement: `RecordTable`.)
     func decode(_ fields: inout FeedFields) -> R? {
         let problems = fields.problems.count
-        guard let record = R.decode(&fields) else {
-            if fields.problems.count == problems { fields.problem("", "refused by the kind's decode, which named no field") }
-            return nil
-        }
-        let values = record.columnValues.count
-        if values != R.columns.count {
-            fields.problem("", "the kind's columnValues holds \(values) values for its \(R.columns.count) columns")
-            return nil
+        let record = R.decode(&fields)
+        if record == nil, fields.problems.count == problems {
+            fields.problem("", "refused by the kind's decode, which named no field")
         }
         return record
     }

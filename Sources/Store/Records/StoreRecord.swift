@@ -66,14 +66,17 @@ enum RecordTypeCheck {
     /// Tables an app's kind may not take: the library's own (records, sync, the change log,
     /// migrations), whose rows the kind's methods would read and write as its own.
     /// (Index, trigger and migration-temporary names too: they share the tables' namespace.)
-    static let reservedTables: Set<String> = [
-        "frameworks", "orders", "order_items", "events", "images", "change_log", "store_identity", "sync_history",
+    static let reservedTables: Set<String> = recordTables.union([
+        "change_log", "store_identity", "sync_history",
         "sync_pages", "sync_records", "sync_sources", "sync_streams", Migrator.table, Migrator.appTable,
         "events_by_date", "images_by_last_access", "sync_streams_forget", "sync_records_new", "sync_sources_new",
         // A full sync's temporary table (`Reconciler.trackSeenKeys`): a temporary table hides a
         // main one of its name from unqualified SQL on its connection.
         "sync_seen",
-    ]
+    ])
+
+    /// The library's tables of records, among `reservedTables`.
+    static let recordTables: Set<String> = ["frameworks", "orders", "order_items", "events", "images"]
 
     static func problem(_ type: any StoreRecord.Type) -> String? {
         let name = type.kind.rawValue

@@ -60,13 +60,9 @@ public final class Database {
     /// ended the migrator's transaction: the rest ran in autocommit, and the failure that
     /// followed left a store that no open could migrate again.
     var refusesTransactionControl = false
-    /// While an app's migration runs: the library's tables (lowercased), which it may read but
-    /// not drop or alter, nor write unless they hold records (`recordTables`: an app may seed
-    /// frameworks). An app migration that deleted `schema_migrations` rows or dropped
-    /// `change_log` left a store no program could open again.
-    var refusedTables: Set<String> = []
-    /// The library's tables of records, among `refusedTables`.
-    static let recordTables: Set<String> = ["frameworks", "orders", "order_items", "events", "images"]
+    /// Tables (lowercased) whose rows statements may not write, and tables they may not drop or
+    /// alter: set while an app's migration runs (`Migrator`). Empty otherwise.
+    var refusedTables: (writes: Set<String>, schemaChanges: Set<String>) = ([], [])
     /// Why the authorizer last refused a statement, for the error that follows (SQLite's own
     /// says only "not authorized").
     private(set) var lastRefusal: String?
@@ -139,13 +135,13 @@ public final class Database {
             return SQLITE_DENY
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_DROP_TABLE,
             SQLITE_ALTER_TABLE
-        where !refusedTables.isEmpty:
+        where !refusedTables.schemaChanges.isEmpty:
             // The table is the third argument, but ALTER TABLE's is the fourth (the third is the
             // schema's name).
             let table = action == SQLITE_ALTER_TABLE ? fourth : third
             let name = table.map { String(cString: $0).lowercased() } ?? ""
             let writes = action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
-            if let table, refusedTables.contains(name), !(writes && Self.recordTables.contains(name)) {
+            if let table, (writes ? refusedTables.writes : refusedTables.schemaChanges).contains(name) {
                 lastRefusal = "an app's migration may not write, drop or alter the store's own table '\(String(cString: table))'"
                 return SQLITE_DENY
             }

@@ -134,6 +134,15 @@ struct Migrator: Sendable {
         return applied
     }
 
+    /// What an app's migration may not touch: it may read the library's tables and seed records,
+    /// but not write the store's bookkeeping (migrations, change log, sync state, identity) nor
+    /// drop or alter any of them. One that deleted `schema_migrations` rows or dropped
+    /// `change_log` left a store no program could open again.
+    static let refusedToApps = (
+        writes: RecordTypeCheck.reservedTables.subtracting(RecordTypeCheck.recordTables),
+        schemaChanges: RecordTypeCheck.reservedTables
+    )
+
     /// Runs `migration` and records it, in a savepoint of the open transaction: on error, rolled
     /// back to the savepoint (if SQLite did not end the transaction) and rethrown.
     private func apply(_ migration: Migration, in ledger: Ledger, _ db: Database) throws {
@@ -141,10 +150,10 @@ struct Migrator: Sendable {
         do {
             do {
                 db.refusesTransactionControl = true
-                if case .app = ledger { db.refusedTables = RecordTypeCheck.reservedTables }
+                if case .app = ledger { db.refusedTables = Self.refusedToApps }
                 defer {
                     db.refusesTransactionControl = false
-                    db.refusedTables = []
+                    db.refusedTables = ([], [])
                 }
                 try db.executeScript(migration.sql)
             } catch let error as SQLiteError {
@@ -256,7 +265,7 @@ struct Migrator: Sendable {
         }
     }
 
-    private func tableExists(_ db: Database, _ name: String) throws -> Bool {
+    private static func tableExists(_ db: Database, _ name: String) throws -> Bool {
         try db.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]) != nil
     }
 
@@ -266,10 +275,10 @@ struct Migrator: Sendable {
         }
         switch ledger {
         case .library:
-            guard try tableExists(db, Self.table) else { return [] }
+            guard try Self.tableExists(db, Self.table) else { return [] }
             return try db.query("SELECT version, name, checksum, applied_at FROM \(Self.table) ORDER BY version", [], decode)
         case .app(let namespace):
-            guard try tableExists(db, Self.appTable) else { return [] }
+            guard try Self.tableExists(db, Self.appTable) else { return [] }
             return try db.query(
                 "SELECT version, name, checksum, applied_at FROM \(Self.appTable) WHERE namespace = ? ORDER BY version",
                 [.text(namespace)], decode)
@@ -280,17 +289,14 @@ struct Migrator: Sendable {
     /// configuration's), sorted: apps whose tables, and so perhaps record kinds, this program
     /// does not know.
     static func otherAppNamespaces(_ db: Database, besides namespace: String?) throws -> [String] {
-        guard
-            try db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(appTable)], { _ in 1 })
-                .isEmpty == false
-        else { return [] }
+        guard try tableExists(db, appTable) else { return [] }
         return try db.query("SELECT DISTINCT namespace FROM \(appTable) ORDER BY namespace") { $0.text(0) }
             .filter { $0 != namespace }
     }
 
     /// Migrations recorded by apps other than this store's, per namespace, in order.
     private func otherApps(_ db: Database) throws -> [(String, [Record])] {
-        guard try tableExists(db, Self.appTable) else { return [] }
+        guard try Self.tableExists(db, Self.appTable) else { return [] }
         let rows = try db.query(
             "SELECT namespace, version, name, checksum, applied_at FROM \(Self.appTable) ORDER BY namespace, version"
         ) {

@@ -109,6 +109,15 @@ package enum OutputFile {
             storePath: storePath)
     }
 
+    /// The whole second of a file's modification time, from its `stat`.
+    static func modificationSecond(_ info: stat) -> Int {
+        #if canImport(Darwin)
+            Int(info.st_mtimespec.tv_sec)
+        #else
+            Int(info.st_mtim.tv_sec)
+        #endif
+    }
+
     /// Removes from `folder` the files whose names `matches` accepts: plain files only (never a
     /// folder or a link), never the store's own (`storePath`'s, however named), never this
     /// process's writes under way, and with `age`, only those unmodified for that long. The one
@@ -126,13 +135,8 @@ package enum OutputFile {
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             if let storePath, isStore(path, storePath: storePath) { continue }
             if inProgress.withLock({ $0.contains(path) }) { continue }
-            if let age {
-                #if canImport(Darwin)
-                    let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtimespec.tv_sec))
-                #else
-                    let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-                #endif
-                if now.timeIntervalSince(modified) < age { continue }
+            if let age, now.timeIntervalSince(Date(timeIntervalSince1970: TimeInterval(modificationSecond(info)))) < age {
+                continue
             }
             if unlink(path) == 0 { removed.append(name) }
         }
