@@ -45,8 +45,15 @@ enum FeedPipeline {
         readers.withLock { $0[connection, default: 0] += 1 }
         let thread = Thread {
             // Named again on the thread itself: on Linux a name given before `start()` does not
-            // reach the system thread (what `top -H`, `perf` and a debugger show).
+            // reach the system thread (what `top -H`, `perf` and a debugger show). And there
+            // through the kernel's own file as well: Foundation's setter sometimes left the name
+            // the thread inherited from its creator ("-qos.overcommit", a dispatch worker's,
+            // seen in 1 of 10 test runs on a busy machine). (Glibc's pthread_setname_np is not
+            // in Swift's Glibc module.)
             Thread.current.name = threadName
+            #if os(Linux)
+                try? threadName.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            #endif
             var sink = FeedBatchSink(handOff: handOff, batchSize: batchSize)
             do {
                 let value = try read(&sink)
