@@ -225,11 +225,27 @@ extension Store {
             source: key, startedAt: startedAt, finishedAt: configuration.clock.now(), policy: policy,
             outcome: report.images.failed > 0 ? .appliedWithImageFailures : .applied, report: report)
         let forget = report.images.failed > 0
-        let row = historyID
         // The records are committed: the history must say what became of the images, and the
         // validators be forgotten if some failed (so the next sync fetches the feed again, no
         // 304, and retries them), even when the sync was cancelled during the downloads. So this
         // short write runs in a task of its own, which does not inherit the caller's cancellation.
+        // If it fails (a full disk), the records and images stay applied: the report says so and
+        // why, rather than the sync failing as if nothing had been written.
+        do {
+            try await self.completeApplied(
+                historyID: historyID, entry: entry, source: key, validators: validators, forget: forget, cursor: cursor,
+                downloaded: downloaded, now: now)
+        } catch {
+            report.unrecorded = String(describing: error)
+        }
+        return report
+    }
+
+    /// `finishApplied`'s write, in a task of its own (see there).
+    private func completeApplied(
+        historyID row: Int64, entry: SyncHistoryEntry, source key: String, validators: [PageValidators]?, forget: Bool,
+        cursor: (applied: SyncCursor, previous: SyncCursor?)?, downloaded: [String], now: Date
+    ) async throws {
         try await Task {
             try await self.write { db in
                 let state = SyncStateTable(db: db)
@@ -250,7 +266,6 @@ extension Store {
                 try received.flush()
             }
         }.value
-        return report
     }
 
     /// Downloads `images`, a few at a time; each failure is reported. When the task is

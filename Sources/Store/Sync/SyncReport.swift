@@ -81,6 +81,12 @@ public struct SyncReport: Sendable, Equatable {
     public var imageFailures: [ImageFailure] = []
     /// For a published feed (a manifest): the files read, and why a full sync if it was one.
     public var published: PublishedSyncDetails?
+    /// Why the sync's last bookkeeping write failed, after its records (and the images it
+    /// downloaded) were committed: the history row's image counts, the source's validators and
+    /// cursor, and what the downloaded images were received as (a full disk, say). Nothing
+    /// applied is undone; the next sync reads the feed again, as after an image failure, and
+    /// finds the records and images already there. nil when every write succeeded.
+    public var unrecorded: String?
 
     /// A report with every count at zero, no conflict and no failure.
     public init(status: Status, source: String, policy: SyncPolicy) {
@@ -161,6 +167,7 @@ public struct SyncReport: Sendable, Equatable {
                         })))
         }
         if let published { members.append(JSONMember("published", published.jsonValue)) }
+        if let unrecorded { members.append(JSONMember("unrecorded", .string(unrecorded))) }
         return .object(members)
     }
 }

@@ -11,7 +11,8 @@ struct SyncRunCommand: AsyncParsableCommand {
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
             (invalid feed, network, disk); 3 the records were applied but some images were not stored \
-            (failed to download, or larger than the whole image budget; retried next sync); 64 bad \
+            (failed to download, or larger than the whole image budget; retried next sync), or the \
+            sync's last bookkeeping write failed (a full disk; the next sync reads the feed again); 64 bad \
             arguments; 130 (SIGINT, Ctrl-C) or 143 (SIGTERM) interrupted: the store is unchanged, or, \
             if the signal came while images downloaded, the records are applied.
             SOURCE - reads the feed from stdin.
@@ -108,10 +109,13 @@ struct SyncRunCommand: AsyncParsableCommand {
         } else {
             Output.print(Self.render(report))
         }
-        if report.images.failed > 0 {
-            for failure in report.imageFailures { Output.printError("image \(failure.url): \(failure.reason)") }
-            throw ExitCode(Self.imagesFailedExitCode)
+        for failure in report.imageFailures { Output.printError("image \(failure.url): \(failure.reason)") }
+        if let unrecorded = report.unrecorded {
+            Output.printError(
+                "sync from \(source) into \(path): the records and images are applied, but the sync's history, validators and cursor could not be written (the next sync reads the feed again):\n\(unrecorded)"
+            )
         }
+        if report.images.failed > 0 || report.unrecorded != nil { throw ExitCode(Self.imagesFailedExitCode) }
     }
 
     /// What `--json` prints for a sync that failed.
