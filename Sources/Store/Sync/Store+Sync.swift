@@ -49,7 +49,8 @@ extension Store {
         }
     }
 
-    /// The most recent syncs first.
+    /// The most recent syncs first. The history keeps the last 10,000 syncs
+    /// (`SyncHistoryEntry.reportJSON` says what a stored report lists).
     public func syncHistory(limit: Int = 50) async throws -> [SyncHistoryEntry] {
         try await read { try SyncStateTable(db: $0).history(limit: limit) }
     }

@@ -86,7 +86,26 @@ struct SyncStateTable {
         try db.execute("DELETE FROM sync_records WHERE stream = ? AND key = ?", [.integer(stream), .text(key)])
     }
 
-    /// Adds `entry`; returns its row id.
+    /// Syncs the history keeps: each new entry removes those more than this many entries older
+    /// (a sync every minute from cron keeps about a week). Without a bound the table grew by a
+    /// row a sync, for ever (the growth review: 525,600 rows, 270 MB, for a year of minutes).
+    static let retainedHistory: Int64 = 10_000
+
+    /// Conflicts and image failures a stored report lists, each: a three-way sync reports its
+    /// conflicts again on every run until they are resolved (5,000 of them made a 205 KB row a
+    /// sync). The counts stay whole; the sync's own `SyncReport` lists everything.
+    static let listedPerStoredReport = 100
+
+    /// The report as the history stores it: compact JSON, its lists cut to
+    /// `listedPerStoredReport`.
+    static func storedJSON(_ report: SyncReport) -> String {
+        var stored = report
+        stored.conflicts = Array(stored.conflicts.prefix(listedPerStoredReport))
+        stored.imageFailures = Array(stored.imageFailures.prefix(listedPerStoredReport))
+        return JSONWriter(pretty: false).string(stored.jsonValue)
+    }
+
+    /// Adds `entry`, and removes the entries more than `retainedHistory` older; returns its row id.
     @discardableResult
     func appendHistory(_ entry: SyncHistoryEntry) throws -> Int64 {
         try db.execute(
@@ -94,10 +113,13 @@ struct SyncStateTable {
             [
                 .text(entry.source), .text(Timestamp.format(entry.startedAt)), .text(Timestamp.format(entry.finishedAt)),
                 .text(entry.policy.rawValue), .text(entry.outcome.rawValue),
-                entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null,
+                entry.report.map { .text(Self.storedJSON($0)) } ?? .null,
                 entry.error.map(SQLValue.text) ?? .null,
             ])
-        return db.lastInsertedRowID
+        let id = db.lastInsertedRowID
+        // A range of the rowid: nothing to read but the rows removed.
+        try db.execute("DELETE FROM sync_history WHERE id <= ?", [.integer(id - Self.retainedHistory)])
+        return id
     }
 
     /// Completes the entry with row id `id` (added when the records were applied) once the
@@ -107,7 +129,7 @@ struct SyncStateTable {
             "UPDATE sync_history SET finished_at = ?, outcome = ?, report = ? WHERE id = ?",
             [
                 .text(Timestamp.format(entry.finishedAt)), .text(entry.outcome.rawValue),
-                entry.report.map { .text(JSONWriter(pretty: false).string($0.jsonValue)) } ?? .null, .integer(id),
+                entry.report.map { .text(Self.storedJSON($0)) } ?? .null, .integer(id),
             ])
     }
 
@@ -153,7 +175,9 @@ public struct SyncHistoryEntry: Sendable, Equatable {
     public var policy: SyncPolicy
     /// How it ended.
     public var outcome: Outcome
-    /// The report's counts as compact JSON, when the sync got that far.
+    /// The report's counts as compact JSON, when the sync got that far. As the history stores
+    /// it, its `conflicts` and `imageFailures` list at most the first 100 each (the counts stay
+    /// whole); the history keeps the last 10,000 syncs.
     public var reportJSON: String?
     /// For a failed sync, the error as a person reads it (naming the file, record and field
     /// where there is one); nil otherwise.
