@@ -32,8 +32,8 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     static let busy: Int32 = 5
     static let locked: Int32 = 6
     package static let readOnly: Int32 = 8
-    static let ioError: Int32 = 10
-    static let full: Int32 = 13
+    package static let ioError: Int32 = 10
+    package static let full: Int32 = 13
     static let cantOpen: Int32 = 14
     static let constraint: Int32 = 19
     static let misuse: Int32 = 21

@@ -379,6 +379,16 @@ public final class Store: Sendable {
         return try await writer.exclusive { try migrator.status($0) }
     }
 
+    /// Copies the WAL's committed pages into the database file now, waiting for no reader or
+    /// writer (`PRAGMA wal_checkpoint(PASSIVE)`). Closing the last connection does the same and
+    /// then deletes the -wal, but SQLite keeps a failure of that checkpoint to itself: on a full
+    /// disk the close left the -wal (and a main file that alone is not the store) without a word.
+    /// storectl calls this before `close()`, to say so. Throws the checkpoint's error.
+    package func checkpoint() async throws {
+        guard path != nil else { return }
+        try await writer.exclusive { db in _ = try db.query("PRAGMA wal_checkpoint(PASSIVE)") { _ in () } }
+    }
+
     /// Finishes every observation, waits for the writes already asked for, then closes the
     /// store's connections. Later calls throw ``StoreError/closed``. Closing twice is harmless.
     ///

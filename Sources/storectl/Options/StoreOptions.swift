@@ -153,6 +153,7 @@ struct StoreOptions: ParsableArguments {
         } catch {
             result = .failure(error)
         }
+        await Self.checkpointSayingIfItFails(store, path: path)
         await store.close()
         switch result {
         case .success(let value):
@@ -166,6 +167,21 @@ struct StoreOptions: ParsableArguments {
             default: throw error
             }
         }
+    }
+
+    /// Before closing: a checkpoint that fails for want of space or on an I/O error leaves the
+    /// store's latest writes in its -wal, and the close would say nothing (SQLite keeps that
+    /// failure to itself). Said on stderr; the command's outcome stands: what it wrote is
+    /// committed, in the -wal, which the next opener folds back in. (Another process's reader
+    /// is no failure: a passive checkpoint copies what it can and returns.)
+    private static func checkpointSayingIfItFails(_ store: Store, path: String) async {
+        do {
+            try await store.checkpoint()
+        } catch let error as SQLiteError where error.code == SQLiteError.full || error.code == SQLiteError.ioError {
+            Output.printError(
+                "warning: \(path): the checkpoint before closing failed (\(error)); the latest writes are in \(path)-wal: keep \(path), \(path)-wal and \(path)-shm together (the next command folds the -wal back in once there is room)"
+            )
+        } catch {}
     }
 
     /// A store's error as one sentence that names the file, once.

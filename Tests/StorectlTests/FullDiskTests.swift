@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// A full disk, on a small tmpfs mounted for the test (root only: skipped elsewhere).
+@Suite("storectl on a full disk")
+struct FullDiskTests {
+    /// Whether this process may mount a tmpfs (root, and a kernel that lets it).
+    static let canMount: Bool = {
+        #if !os(Linux)
+            return false
+        #else
+            return mountsTmpfs()
+        #endif
+    }()
+
+    #if os(Linux)
+        private static func mountsTmpfs() -> Bool {
+            guard geteuid() == 0 else { return false }
+            let probe = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-mount-probe-\(getpid())").path
+            try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: probe) }
+            guard mount("tmpfs", probe, "tmpfs", 0, "size=64k") == 0 else { return false }
+            return umount(probe) == 0
+        }
+    #endif
+
+    @Test(
+        "a sync that commits but whose checkpoint at close has no room: exit 0, a warning naming the -wal; the next command, with room, folds it in",
+        .enabled(if: canMount, "needs root and tmpfs"))
+    func checkpointWithoutRoom() async throws {
+        let storectl = try Storectl()
+        let records = (0..<100).map {
+            #"{"id": "f\#($0)", "name": "F", "imageName": "f", "urlString": "https://f", "description": "\#(String(repeating: "x", count: 3000))"}"#
+        }
+        let feed = try storectl.directory.write(
+            Data(#"{"version": 1, "frameworks": [\#(records.joined(separator: ", "))]}"#.utf8), to: "big.json")
+        // The -wal of those 100 records (about 330 KB) and the -shm fit in 600 KB; the main file
+        // cannot grow by another 300 KB beside them.
+        let script = """
+            set -u
+            mkdir m && mount -t tmpfs -o size=2m tmpfs m || exit 90
+            trap 'umount m' EXIT
+            "$0" --db m/s.sqlite migrate > /dev/null || exit 91
+            available=$(df -k m | tail -1 | awk '{print $4}')
+            dd if=/dev/zero of=m/fill bs=1k count=$((available - 600)) status=none || exit 92
+            "$0" --db m/s.sqlite sync "$1" > sync.out 2> sync.err
+            echo "sync $?"
+            ls m > after-sync.txt
+            rm m/fill
+            "$0" --db m/s.sqlite frameworks list --json > list.out 2> list.err
+            echo "list $?"
+            ls m > after-list.txt
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path, feed], shell: true, timeout: 120)
+        #expect(result.stdout == "sync 0\nlist 0\n", "\(result)")
+        let syncErr = try String(contentsOfFile: storectl.directory.file("sync.err"), encoding: .utf8)
+        #expect(syncErr.contains("checkpoint before closing failed") && syncErr.contains("m/s.sqlite-wal"), "\(syncErr)")
+        let afterSync = try String(contentsOfFile: storectl.directory.file("after-sync.txt"), encoding: .utf8)
+        #expect(afterSync.contains("s.sqlite-wal"), "\(afterSync)")
+        let list = try JSON.array(try String(contentsOfFile: storectl.directory.file("list.out"), encoding: .utf8))
+        #expect(list.count == 100)
+        let listErr = try String(contentsOfFile: storectl.directory.file("list.err"), encoding: .utf8)
+        #expect(listErr.isEmpty, "\(listErr)")
+        let afterList = try String(contentsOfFile: storectl.directory.file("after-list.txt"), encoding: .utf8)
+        #expect(afterList == "s.sqlite\n", "\(afterList)")
+    }
+}
