@@ -12,7 +12,7 @@ public struct AppMigrations: Sendable, Equatable {
 
     /// The app's migrations as given; nothing is checked here. When a store opens with them
     /// (`Store.Configuration.appMigrations`), those not yet recorded under `namespace` are
-    /// applied in order, each in its own transaction; the open throws
+    /// applied in order, in one transaction, each in its own savepoint; the open throws
     /// `StoreError.migrationModified` if an applied one's SQL changed since, and
     /// `StoreError.databaseFromFuture` if the store records one this list does not have.
     public init(namespace: String, migrations: [Migration]) {

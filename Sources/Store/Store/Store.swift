@@ -153,7 +153,7 @@ public final class Store: Sendable {
     /// Opens (creating if needed, with mode 0600) the store at `path` and migrates it.
     ///
     /// Opening runs off Swift's cooperative pool. With ``Configuration/migrateOnOpen`` (the
-    /// default) the pending migrations are applied, each in its own transaction; two processes
+    /// default) the pending migrations are applied, in one transaction, each in its own savepoint; two processes
     /// opening one new file at once both succeed (one migrates, the other finds nothing to do).
     ///
     /// - Throws: ``StoreError/notAStore(path:reason:)`` for a file that is not a store (another
@@ -333,12 +333,13 @@ public final class Store: Sendable {
     // MARK: Migrations
 
     /// Applies pending migrations; returns those applied (empty if there was nothing to do).
-    /// Each migration runs in its own transaction with its checksum and time recorded.
+    /// They run in one transaction, each in its own savepoint with its checksum and time recorded.
     ///
     /// - Throws: ``StoreError/migrationModified(migration:recorded:expected:)`` or
     ///   ``StoreError/databaseFromFuture(unknownMigrations:)`` before applying anything;
     ///   ``StoreError/migrationFailed(migration:underlying:)`` when one fails (those before it
-    ///   stay applied, it and those after it do not).
+    ///   stay applied, it and those after it do not); the error of the commit itself (a full
+    ///   disk) as it is, nothing applied.
     @discardableResult
     public func migrate() async throws -> [Migration] {
         let migrator = Migrator(configuration)
