@@ -7,6 +7,20 @@ public struct ChangeBatch: Sendable, Equatable {
     /// Each record the transaction inserted, updated or deleted, in the order it was written
     /// (limited to the kinds the stream asked for).
     public let changes: [Change]
+    /// Transactions committed before this one, since the last batch this stream was offered,
+    /// whose changes it never saw: 0 normally. The change log keeps the last 10,000
+    /// transactions; an observer whose process was suspended (or whose store's monitor did not
+    /// read) while more than that committed finds the older ones pruned. When it is not 0, what
+    /// was derived from earlier batches may be stale: reload it. (A value observation refetches
+    /// on its own; a change stream emits such a batch even when it has no change of the kinds
+    /// asked for.)
+    public let missedTransactions: Int64
+
+    init(transaction: Int64, changes: [Change], missedTransactions: Int64 = 0) {
+        self.transaction = transaction
+        self.changes = changes
+        self.missedTransactions = missedTransactions
+    }
 
     /// The kinds of record it touched.
     public var kinds: Set<RecordKind> { Set(changes.map(\.kind)) }

@@ -6,7 +6,8 @@ struct ChangeLogTable {
 
     /// Transactions kept in the log; older ones are pruned as new ones are written. Observers
     /// read the log within a poll interval (100 ms) of each commit, so only an observer stalled
-    /// for 10,000 transactions could miss pruned ones; it is not told (a known limit).
+    /// for 10,000 transactions (its process suspended, say) misses pruned ones; it is told, by
+    /// the gap in the transactions (`ChangeBatch.missedTransactions`).
     static let retainedTransactions: Int64 = 10_000
 
     /// Logs one transaction's changes and returns its `tx`.

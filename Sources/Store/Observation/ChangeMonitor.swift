@@ -42,12 +42,26 @@ final class ChangeMonitor: @unchecked Sendable {
         var committedSince: Set<Int64> = []
         /// Batches read before the start was known, delivered (those it wants) once it is.
         var held: [ChangeBatch] = []
+        /// The latest transaction offered to it (its start at first): the next one offered
+        /// should follow it. One further on means the log was pruned past the ones between
+        /// before they were read (`ChangeBatch.missedTransactions`).
+        var lastOffered: Int64 = 0
         let deliver: @Sendable (ChangeBatch) -> Void
         let finish: @Sendable () -> Void
 
         func wants(_ batch: ChangeBatch) -> Bool {
             guard let startTransaction else { return false }
             return batch.transaction > startTransaction || committedSince.contains(batch.transaction)
+        }
+
+        /// Delivers a batch it wants, saying how many transactions before it were missed.
+        mutating func offer(_ batch: ChangeBatch) {
+            var missed: Int64 = 0
+            if batch.transaction > lastOffered + 1 { missed = batch.transaction - lastOffered - 1 }
+            lastOffered = max(lastOffered, batch.transaction)
+            deliver(
+                missed == 0
+                    ? batch : ChangeBatch(transaction: batch.transaction, changes: batch.changes, missedTransactions: missed))
         }
     }
 
@@ -111,11 +125,12 @@ final class ChangeMonitor: @unchecked Sendable {
         lock.withLock {
             guard var subscriber = subscribers[id] else { return }
             subscriber.startTransaction = transaction
+            subscriber.lastOffered = transaction
             subscriber.committedSince = subscriber.committedSince.filter { $0 <= transaction }
             let held = subscriber.held
             subscriber.held = []
+            for batch in held where subscriber.wants(batch) { subscriber.offer(batch) }
             subscribers[id] = subscriber
-            for batch in held where subscriber.wants(batch) { subscriber.deliver(batch) }
             // When no subscriber wants anything up to the start (a lone subscriber, say, with no
             // commit of this store meanwhile), the log up to there is not read at all.
             let nobodyWantsEarlier = subscribers.values.allSatisfy { other in
@@ -217,12 +232,14 @@ final class ChangeMonitor: @unchecked Sendable {
     private func deliver(_ batches: [ChangeBatch]) {
         lock.withLock {
             for batch in batches {
-                for (id, subscriber) in subscribers {
+                for id in subscribers.keys {
+                    guard var subscriber = subscribers[id] else { continue }
                     if subscriber.startTransaction == nil {
-                        subscribers[id]?.held.append(batch)
+                        subscriber.held.append(batch)
                     } else if subscriber.wants(batch) {
-                        subscriber.deliver(batch)
+                        subscriber.offer(batch)
                     }
+                    subscribers[id] = subscriber
                 }
                 lastSeen = max(lastSeen, batch.transaction)
             }

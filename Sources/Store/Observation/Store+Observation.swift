@@ -23,7 +23,10 @@ extension Store {
             // Subscribed here, before the first fetch, so no commit falls between the two.
             let id = changeMonitor.subscribe(
                 readsStart: false,
-                deliver: { batch in if batch.changes.contains(where: observation.isAffected) { signal.yield() } },
+                deliver: { batch in
+                    // Missed transactions may have changed the value: fetch it again.
+                    if batch.missedTransactions > 0 || batch.changes.contains(where: observation.isAffected) { signal.yield() }
+                },
                 finish: { signal.finish() })
             guard let id else { return continuation.finish() }
             let task = Task {
@@ -69,7 +72,9 @@ extension Store {
     /// process commits once the stream's start is read, a moment after the call (use
     /// `changesFromNow(of:)` to wait for that moment); never fails; finishes when the consuming
     /// task is cancelled or the store is closed; cancelling removes its registration. Nothing
-    /// is dropped: batches a consumer has not taken yet are buffered, without a bound, so a
+    /// is dropped, with one exception the batch itself says: transactions pruned from the
+    /// change log (it keeps the last 10,000) before the store read them, counted in the next
+    /// batch's `missedTransactions` (see there). Batches a consumer has not taken yet are buffered, without a bound, so a
     /// consumer that stops reading without ending its iteration (or dropping the stream) holds
     /// every later batch in memory.
     public func changes(of kinds: Set<RecordKind>? = nil) -> AsyncStream<ChangeBatch> {
@@ -93,7 +98,11 @@ extension Store {
             readsStart: readsStart,
             deliver: { batch in
                 let relevant = kinds.map { kinds in batch.changes.filter { kinds.contains($0.kind) } } ?? batch.changes
-                if !relevant.isEmpty { sink.yield(ChangeBatch(transaction: batch.transaction, changes: relevant)) }
+                if !relevant.isEmpty || batch.missedTransactions > 0 {
+                    sink.yield(
+                        ChangeBatch(
+                            transaction: batch.transaction, changes: relevant, missedTransactions: batch.missedTransactions))
+                }
             },
             finish: { sink.finish() })
         let stream = AsyncStream<ChangeBatch> { continuation in

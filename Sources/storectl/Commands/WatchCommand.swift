@@ -12,6 +12,10 @@ struct WatchCommand: AsyncParsableCommand {
             {"kind", "key", "operation"} plus "dates" for events. Ctrl-C (SIGINT) or SIGTERM ends \
             it with status 0.
 
+            Transactions pruned from the change log before the watch read them (it keeps the \
+            last 10,000; a watch suspended while more committed) are counted on stderr: \
+            "missed N transactions before transaction T".
+
             Without --kind it prints every kind, an app's own kinds (e.g. `reminder`, logged by \
             the app's program) included: storectl does not know the app's types, only the names \
             its changes are logged under, which --kind also takes.
@@ -45,6 +49,12 @@ struct WatchCommand: AsyncParsableCommand {
             let changes = await opened.changesFromNow(of: kinds)
             let watching = Task {
                 for await batch in changes {
+                    if batch.missedTransactions > 0 {
+                        // On stderr: stdout stays one change per line, JSON or not.
+                        Output.printError(
+                            "missed \(batch.missedTransactions) transaction\(batch.missedTransactions == 1 ? "" : "s") before transaction \(batch.transaction): pruned from the change log (it keeps the last 10,000) before this watch read them"
+                        )
+                    }
                     for change in batch.changes {
                         if json { Output.printJSON(change.jsonValue, pretty: false) } else { Output.print(Self.line(change)) }
                     }

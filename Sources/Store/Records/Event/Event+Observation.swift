@@ -32,7 +32,9 @@ extension ValueObservation where Value == [DateCount] {
 extension EventStore {
     /// The set of dates whose events changed, once per committed transaction that changed
     /// events: the old and the new date of a moved event, the date of a deleted one. A sync that
-    /// touches many dates emits them all at once. Same protocol as `Store.changes(of:)`.
+    /// touches many dates emits them all at once. Same protocol as `Store.changes(of:)`, except
+    /// that transactions pruned from the change log before they were read
+    /// (`ChangeBatch.missedTransactions`) are not reported: use `Store.changes(of:)` for that.
     public func changedDates() -> AsyncStream<Set<CalendarDate>> {
         let changes = store.changes(of: [.event])
         return AsyncStream { continuation in
