@@ -18,6 +18,16 @@ struct SQLiteErrorTests {
         }
     }
 
+    @Test("a file that cannot be opened says what the system said, not only \"unable to open database file\"")
+    func cannotOpenSaysWhy() throws {
+        let error = try #require(
+            #expect(throws: SQLiteError.self) {
+                _ = try Database(path: "/nonexistent-\(getpid())/folder/store.sqlite", options: .init())
+            })
+        #expect(error.code == SQLiteError.cantOpen)
+        #expect(error.message.contains("unable to open database file (No such file or directory)"), "\(error)")
+    }
+
     @Test func reportsADuplicatePrimaryKeyWithItsExtendedCode() async throws {
         try await withTemporaryStore { store, _ throws in
             try await store.frameworks.insert(Fixtures.framework("arkit"))

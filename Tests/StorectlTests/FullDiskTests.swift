@@ -64,4 +64,22 @@ struct FullDiskTests {
         let afterList = try String(contentsOfFile: storectl.directory.file("after-list.txt"), encoding: .utf8)
         #expect(afterList == "s.sqlite\n", "\(afterList)")
     }
+
+    @Test(
+        "with no room for the -shm, a command says \"No space left on device\", not only \"disk I/O error\"",
+        .enabled(if: canMount, "needs root and tmpfs"))
+    func noRoomSaysSo() async throws {
+        let storectl = try Storectl()
+        let script = """
+            set -u
+            mkdir m && mount -t tmpfs -o size=600k tmpfs m || exit 90
+            trap 'umount m' EXIT
+            "$0" --db m/s.sqlite migrate > /dev/null || exit 91
+            dd if=/dev/zero of=m/fill bs=1k count=2000 status=none 2> /dev/null
+            "$0" --db m/s.sqlite frameworks list
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 120)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("m/s.sqlite") && result.stderr.contains("No space left on device"), "\(result)")
+    }
 }

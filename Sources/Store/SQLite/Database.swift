@@ -94,7 +94,7 @@ public final class Database {
             throw SQLiteError(extendedCode: rc, message: "out of memory opening \(path)")
         }
         guard rc == SQLITE_OK else {
-            let message = String(cString: sqlite3_errmsg(pointer))
+            let message = String(cString: sqlite3_errmsg(pointer)) + Self.systemReason(rc, pointer)
             sqlite3_close_v2(pointer)
             throw SQLiteError(extendedCode: rc, message: "\(message) (\(path))")
         }
@@ -304,7 +304,8 @@ public final class Database {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         if rc != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            let text =
+                (message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))) + Self.systemReason(rc, handle)
             sqlite3_free(message)
             throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
         }
@@ -437,9 +438,23 @@ public final class Database {
     func error(_ rc: Int32, sql: String?) -> SQLiteError {
         SQLiteError(
             extendedCode: sqlite3_extended_errcode(handle) == 0 ? rc : sqlite3_extended_errcode(handle),
-            message: String(cString: sqlite3_errmsg(handle)),
+            message: String(cString: sqlite3_errmsg(handle)) + Self.systemReason(rc, handle),
             sql: sql
         )
+    }
+
+    /// For an I/O error, a full disk or a file that cannot be opened, what the operating system
+    /// said (`sqlite3_system_errno`), as " (No space left on device)": SQLite's own words, "disk
+    /// I/O error" or "unable to open database file", say neither which resource ran out (space,
+    /// inodes, file descriptors) nor why (the disk-full review). Empty otherwise.
+    static func systemReason(_ rc: Int32, _ handle: OpaquePointer) -> String {
+        let primary = rc & 0xFF
+        guard primary == SQLiteError.ioError || primary == SQLiteError.full || primary == SQLiteError.cantOpen else {
+            return ""
+        }
+        let code = sqlite3_system_errno(handle)
+        guard code != 0, let text = strerror(code) else { return "" }
+        return " (\(String(cString: text)))"
     }
 
     // MARK: Transactions
