@@ -6,7 +6,9 @@ import Foundation
 
 /// python3's http.server on 127.0.0.1 serving a temporary folder (Last-Modified, and 304 for
 /// If-Modified-Since), recording each request's path, Authorization header and whether it was
-/// conditional (`GET /_requests` answers them as JSON); `GET /stall` sends nothing for 30 s.
+/// conditional (`GET /_requests` answers them as JSON); `GET /stall` sends nothing for 30 s;
+/// `GET /reply/<status>?type=T&body=B` answers that status with body B (none for 204) and
+/// Content-Type T (no Content-Type without `type`).
 /// Started through the one process runner; stopped by `stop()` or when its stdin closes.
 public final class RecordingServer: Sendable {
     public struct Request: Decodable, Equatable, Sendable {
@@ -22,7 +24,7 @@ public final class RecordingServer: Sendable {
     private let folder: TemporaryDirectory
 
     static let script = #"""
-        import http.server, json, os, sys, threading, time
+        import http.server, json, os, sys, threading, time, urllib.parse
         root = sys.argv[1]
         seen = []
         lock = threading.Lock()
@@ -48,6 +50,19 @@ public final class RecordingServer: Sendable {
                 if self.path == "/stall":
                     time.sleep(30)
                     self.close_connection = True
+                    return
+                if self.path.startswith("/reply/"):
+                    url = urllib.parse.urlsplit(self.path)
+                    query = urllib.parse.parse_qs(url.query)
+                    status = int(url.path[len("/reply/"):])
+                    body = b"" if status == 204 else query.get("body", [""])[0].encode()
+                    self.send_response(status)
+                    if "type" in query:
+                        self.send_header("Content-Type", query["type"][0])
+                    if status != 204:
+                        self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
                     return
                 super().do_GET()
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

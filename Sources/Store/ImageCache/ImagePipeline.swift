@@ -10,6 +10,9 @@ import Foundation
 ///   are inserted only if the cache still has no entry for that URL, in the writer's
 ///   transaction (`cache[url] = cache[url, default: image]`);
 /// - a URL already cached is never downloaded;
+/// - only a whole image is stored: a 200 or 203 whose body is not empty and whose
+///   Content-Type, if any, is `image/*` or an octet stream (else `HTTPError.notAnImage`, and
+///   nothing is cached, so the next load tries again); a local feed's empty file is refused too;
 /// - a cancelled load stops waiting at once; the download stops once every load waiting for it
 ///   was cancelled.
 actor ImagePipeline {
@@ -83,10 +86,37 @@ actor ImagePipeline {
                 data.append(chunk)
                 if data.count > maximumBytes { throw FeedSourceError.tooLarge(source: location.path, limit: maximumBytes) }
             }
+            // Cached, an empty file would stay an empty image until evicted.
+            if data.isEmpty { throw FeedSourceError.unreadable(path: location.path, reason: "the file is empty, not an image") }
             return (data, nil)
         }
-        let response = try await fetcher.fetch(HTTPRequest(url: location, timeout: timeout, maximumBytes: maximumBytes))
-        guard (200...299).contains(response.status) else { throw HTTPError.status(url: location, code: response.status) }
-        return (response.body, response.headers["content-type"])
+        let response = try await fetcher.fetch(
+            HTTPRequest(url: location, timeout: timeout, maximumBytes: maximumBytes))
+        let contentType = response.headers["content-type"]
+        if let problem = Self.notAnImage(status: response.status, contentType: contentType, body: response.body) {
+            throw HTTPError.notAnImage(url: location, reason: problem)
+        }
+        return (response.body, contentType)
+    }
+
+    /// Why a response the fetcher returned (a 2xx or a 304) is not a whole image, or nil: it is
+    /// cached until evicted, so a partial (206) or empty body, or a page (a soft 404's
+    /// `200 text/html`), would stand for the image and never be downloaded again. A response
+    /// without Content-Type is taken (many servers send none for images).
+    static func notAnImage(status: Int, contentType: String?, body: Data) -> String? {
+        guard status == 200 || status == 203 else {
+            return "the server answered HTTP \(status), not 200 with the whole image"
+        }
+        if body.isEmpty { return "the body is empty" }
+        if let contentType {
+            let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces).lowercased()
+            let isImage =
+                mediaType.isEmpty || mediaType.hasPrefix("image/") || mediaType == "application/octet-stream"
+                || mediaType == "binary/octet-stream"
+            // The server's text: a reason, not a page of it.
+            if !isImage { return "the server sent \(mediaType.prefix(100))" }
+        }
+        return nil
     }
 }

@@ -174,6 +174,43 @@ struct ImageSyncBehaviourTests {
         await again.close()
     }
 
+    /// From the review: a page (a soft 404's `200 text/...`), an empty body or a 206's part
+    /// of the image was cached as the image and counted as downloaded, never tried again; so
+    /// was an empty file of a local feed. Each is a failed image now, listed with why, nothing
+    /// of it cached, and the next sync tries it again.
+    @Test func aResponseThatIsNotAWholeImageIsAFailureTriedAgain() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        let page = server.url("/status/200").absoluteString
+        let empty = server.url("/big?bytes=0").absoluteString
+        let partial = server.url("/status/206").absoluteString
+        let ok = try server.publish("img/ok.png", "ok").absoluteString
+        try await withBehaviourStore { store, folder in
+            try folder.write("img/empty.png", "")
+            let source = try folder.write(
+                "feed.json",
+                behaviourFeed(
+                    events: [KindFixture.event.json("e", 1)],
+                    images: [page, empty, partial, ok, "img/empty.png"].map { imageJSON($0) }))
+            for round in 1...2 {
+                let report = try await store.sync(from: source)
+                #expect(report.events == (round == 1 ? counts(inserted: 1) : counts(unchanged: 1)))
+                #expect(report.images.failed == 4)
+                #expect(report.images.downloaded == (round == 1 ? 1 : 0))
+                #expect(report.images.alreadyCached == (round == 1 ? 0 : 1))
+                let reasons = Dictionary(uniqueKeysWithValues: report.imageFailures.map { ($0.url, $0.reason) })
+                #expect(reasons[page] == "not an image: the server sent text/plain")
+                #expect(reasons[empty] == "not an image: the body is empty")
+                #expect(reasons[partial] == "not an image: the server answered HTTP 206, not 200 with the whole image")
+                #expect(reasons["img/empty.png"]?.hasSuffix("cannot read: the file is empty, not an image") == true)
+                #expect(try await store.images.list().map(\.url) == [ok])
+                #expect(try await server.hits("/status/200") == round)
+                #expect(try await server.hits("/big") == round)
+                #expect(try await server.hits("/status/206") == round)
+            }
+        }
+    }
+
     @Test func oversizedImageIsAFailureNotARollback() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }

@@ -92,6 +92,11 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case redirectRefused(from: URL, to: URL, reason: String)
     /// A final status that is not success after any retries (4xx, or 5xx/429 after the last attempt).
     case status(url: URL, code: Int)
+    /// An image download got an answer that is not a whole image: a status other than 200 or
+    /// 203 (a 206 with part of it, a 204), an empty body, or a Content-Type that is neither
+    /// `image/*` nor `application/octet-stream` nor `binary/octet-stream` (a `200 text/html`
+    /// soft 404). Nothing is cached, so the next load or sync tries again. Not retried.
+    case notAnImage(url: URL, reason: String)
     /// `HTTPFetcher` stopped retrying a transient failure (the last one, after this many
     /// attempts): the policy's attempts were made, or the request's `timeout` was reached.
     indirect case gaveUp(HTTPError, attempts: Int, timeout: Duration)
@@ -101,7 +106,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .connectionFailed, .timedOut, .truncated: true
         case .status(_, let code): code == 429 || (500...599).contains(code)
-        case .tooLarge, .tooManyRedirects, .redirectRefused, .gaveUp: false
+        case .tooLarge, .tooManyRedirects, .redirectRefused, .notAnImage, .gaveUp: false
         }
     }
 
@@ -117,6 +122,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .redirectRefused(let from, let to, let reason):
             "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"
         case .status(let url, let code): "\(url.redacted): HTTP \(code)"
+        case .notAnImage(let url, let reason): "\(url.redacted): not an image: \(reason)"
         case .gaveUp(let last, let attempts, let timeout):
             // A timeout is the request's, whatever time its last attempt had left; or, past it,
             // the bound on the whole exchange (ten times it: a server sending a byte now and then).

@@ -1,0 +1,78 @@
+import Foundation
+import StoreTestSupport
+import Testing
+
+@testable import Store
+
+/// `store.images.load` against a real HTTP server on 127.0.0.1 (`RecordingServer`), on a
+/// store in a real SQLite file.
+@Suite("Image loads over HTTP", .timeLimit(.minutes(5)))
+struct ImageStoreLoadTests {
+    /// A store with this image budget and one attempt per request (a refusal is not retried
+    /// anyway; a failure that would be is reported at once), and a server.
+    private func withLoadStore(
+        budget: Int = 1 << 20, _ body: (Store, RecordingServer) async throws -> Void
+    ) async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        var configuration = Store.Configuration()
+        configuration.imageCacheBudget = budget
+        configuration.transport = .live
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 1)
+        try await withTemporaryStore(configuration: configuration) { store, _ in try await body(store, server) }
+    }
+
+    /// The requests the server saw for `url`'s path (query included, as it records them).
+    private func hits(_ url: URL, on server: RecordingServer) async throws -> Int {
+        let path = url.absoluteString.dropFirst(server.baseURL.absoluteString.count)
+        return try await server.requests().filter { $0.path == path }.count
+    }
+
+    /// From the review: any 2xx was stored as the whole image (a 206's part of it, a 204's or
+    /// an empty 200's nothing), and so was a soft 404's page: cached until evicted, never
+    /// downloaded again. Each is refused, naming the url and why, caches nothing, and the next
+    /// load asks the server again.
+    @Test(
+        "a response that is not a whole image is refused and not cached",
+        arguments: [
+            ("/reply/206?type=image/png&body=PNG", "the server answered HTTP 206, not 200 with the whole image"),
+            ("/reply/204?type=image/png", "the server answered HTTP 204, not 200 with the whole image"),
+            ("/reply/200?type=image/png", "the body is empty"),
+            ("/reply/200?type=text/html&body=missing", "the server sent text/html"),
+            ("/reply/200?type=Text/HTML;%20charset=utf-8&body=missing", "the server sent text/html"),
+            ("/reply/200?type=application/json&body=%7B%7D", "the server sent application/json"),
+        ])
+    func refusesWhatIsNotAWholeImage(_ path: String, _ reason: String) async throws {
+        try await withLoadStore { store, server throws in
+            let url = server.url(path)
+            for attempt in 1...2 {
+                let error = await #expect(throws: HTTPError.self) { try await store.images.load(url.absoluteString) }
+                #expect(error == .notAnImage(url: url, reason: reason))
+                #expect(error.map(String.init(describing:)) == "\(url.absoluteString): not an image: \(reason)")
+                #expect(error?.isTransient == false)
+                #expect(try await store.images.list().isEmpty)
+                #expect(try await hits(url, on: server) == attempt)
+            }
+        }
+    }
+
+    @Test(
+        "a whole image is stored: 200 or 203, any image type, octet-stream, or no Content-Type",
+        arguments: [
+            ("/reply/200?type=image/png&body=PNG", "image/png"),
+            ("/reply/203?type=image/jpeg&body=PNG", "image/jpeg"),
+            ("/reply/200?type=IMAGE/SVG%2BXML;%20charset=utf-8&body=PNG", "IMAGE/SVG+XML; charset=utf-8"),
+            ("/reply/200?type=application/octet-stream&body=PNG", "application/octet-stream"),
+            ("/reply/200?type=binary/octet-stream&body=PNG", "binary/octet-stream"),
+            ("/reply/200?body=PNG", nil),
+        ])
+    func storesAWholeImage(_ path: String, _ contentType: String?) async throws {
+        try await withLoadStore { store, server throws in
+            let url = server.url(path).absoluteString
+            let image = try await store.images.load(url)
+            #expect(image.data == Data("PNG".utf8))
+            #expect(image.contentType == contentType)
+            #expect(try await store.images.list().map(\.url) == [url])
+        }
+    }
+}
