@@ -75,4 +75,18 @@ struct ImageStoreLoadTests {
             #expect(try await store.images.list().map(\.url) == [url])
         }
     }
+
+    /// From the review: `HTTP://` passed the check, then failed as "unsupported URL", retried as
+    /// a connection failure. The request goes to `http://`; the key stays as written.
+    @Test func anUpperCaseSchemeIsFetchedAndKeptAsWritten() async throws {
+        try await withLoadStore { store, server throws in
+            try server.publish("img/a.png", Data("PNG".utf8))
+            let url = server.url("/img/a.png").absoluteString.replacingOccurrences(of: "http://", with: "HTTP://")
+            let image = try await store.images.load(url)
+            #expect(image.url == url)
+            #expect(image.data == Data("PNG".utf8))
+            #expect(try await store.images.list().map(\.url) == [url])
+            #expect(try await server.requests().map(\.path) == ["/img/a.png"])
+        }
+    }
 }

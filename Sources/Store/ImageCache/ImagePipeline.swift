@@ -91,12 +91,23 @@ actor ImagePipeline {
             return (data, nil)
         }
         let response = try await fetcher.fetch(
-            HTTPRequest(url: location, timeout: timeout, maximumBytes: maximumBytes))
+            HTTPRequest(url: Self.requestURL(location), timeout: timeout, maximumBytes: maximumBytes))
         let contentType = response.headers["content-type"]
         if let problem = Self.notAnImage(status: response.status, contentType: contentType, body: response.body) {
             throw HTTPError.notAnImage(url: location, reason: problem)
         }
         return (response.body, contentType)
+    }
+
+    /// `location` with its scheme in lower case (`HTTP:` is `http:`, RFC 3986 3.1), which
+    /// URLSession needs: it failed `HTTP://...` as an unsupported URL, retried as a connection
+    /// failure. The cache key stays as written.
+    static func requestURL(_ location: URL) -> URL {
+        guard let scheme = location.scheme, scheme != scheme.lowercased(),
+            var components = URLComponents(url: location, resolvingAgainstBaseURL: false)
+        else { return location }
+        components.scheme = scheme.lowercased()
+        return components.url ?? location
     }
 
     /// Why a response the fetcher returned (a 2xx or a 304) is not a whole image, or nil: it is
