@@ -89,4 +89,47 @@ struct ImageStoreLoadTests {
             #expect(try await server.requests().map(\.path) == ["/img/a.png"])
         }
     }
+
+    /// From the review: a load's entry evicted by other loads' inserts (or deleted, or pruned)
+    /// between the pipeline's insert and the read after it made the load throw "no image with
+    /// url" for the image it had just downloaded. Here a delete runs in between, for certain:
+    /// the insert waits behind a held write, and the delete is queued after it.
+    @Test func anImageGoneBetweenItsInsertAndTheReadIsStillReturned() async throws {
+        try await withLoadStore { store, server throws in
+            try server.publish("img/a.png", Data("PNG".utf8))
+            let url = server.url("/img/a.png").absoluteString
+            let held = await HeldWriter(store)
+            let load = Task { try await store.images.load(url) }
+            #expect(await eventually { store.writer.queuedWrites == 1 }) // the downloaded bytes' insert
+            let delete = Task { try await store.images.delete(url) }
+            try await held.release(once: 2)
+            #expect(try await delete.value)
+            let image = try await load.value
+            #expect(image.url == url)
+            #expect(image.data == Data("PNG".utf8))
+            #expect(image.contentType == "image/png")
+            #expect(try await store.images.list().isEmpty)
+            #expect(try await server.requests().count == 1)
+        }
+    }
+
+    /// The same race when the cache held the url: the load found it cached, and it was gone
+    /// when read. It is downloaded again, once.
+    @Test func anImageGoneBetweenTheCheckAndTheReadIsDownloadedAgain() async throws {
+        try await withLoadStore { store, server throws in
+            try server.publish("img/a.png", Data("PNG".utf8))
+            let url = server.url("/img/a.png").absoluteString
+            try await store.images.put(url, data: Data("old".utf8))
+            let held = await HeldWriter(store)
+            let delete = Task { try await store.images.delete(url) }
+            #expect(await eventually { store.writer.queuedWrites == 1 })
+            let load = Task { try await store.images.load(url) } // cached: its read queues behind the delete
+            try await held.release(once: 2)
+            #expect(try await delete.value)
+            let image = try await load.value
+            #expect(image.data == Data("PNG".utf8))
+            #expect(try await store.images.get(url)?.data == Data("PNG".utf8))
+            #expect(try await server.requests().map(\.path) == ["/img/a.png"])
+        }
+    }
 }

@@ -17,8 +17,11 @@ import Foundation
 ///   was cancelled.
 actor ImagePipeline {
     enum Outcome: Sendable, Equatable {
+        /// The cache held the url already (or got it from elsewhere while this download ran).
         case alreadyCached
-        case downloaded
+        /// Downloaded and stored now: the bytes and content type stored, so that a caller can
+        /// answer with them even if the entry is evicted (or deleted) before it reads it back.
+        case downloaded(Data, contentType: String?)
     }
 
     /// Keyed by the url's exact UTF-8 bytes, as SQLite compares keys (Swift's `String ==` would
@@ -49,8 +52,9 @@ actor ImagePipeline {
             await self.countDownload()
             let (data, responseType) = try await Self.download(
                 location, within: folder, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
-            let inserted = try await cache.insertIfAbsent(url, data, contentType ?? responseType)
-            return inserted ? .downloaded : .alreadyCached
+            let stored = contentType ?? responseType
+            let inserted = try await cache.insertIfAbsent(url, data, stored)
+            return inserted ? .downloaded(data, contentType: stored) : .alreadyCached
         }
         inFlight[key] = flight
         return try await wait(for: flight, key: key)

@@ -152,11 +152,20 @@ public struct ImageStore: Sendable {
         else {
             throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must be an absolute http(s) URL")
         }
-        _ = try await store.imagePipeline.load(
-            url, from: location, fetcher: store.fetcher,
-            maximumBytes: maximumBytes, timeout: timeout)
-        guard let image = try await get(url) else { throw StoreError.recordNotFound(kind: .image, key: url) }
-        return image
+        // Once more only if the cache held the url when asked and no longer did when read (an
+        // eviction or a delete in between): downloaded now, the bytes are at hand.
+        for _ in 1...2 {
+            let outcome = try await store.imagePipeline.load(
+                url, from: location, fetcher: store.fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            if let image = try await get(url) { return image }
+            if case .downloaded(let data, let contentType) = outcome {
+                // Stored, then evicted by other loads' inserts (or deleted, or pruned) before
+                // this read: still the image this load asked for.
+                let now = clock.now()
+                return CachedImage(url: url, data: data, contentType: contentType, storedAt: now, lastAccessAt: now)
+            }
+        }
+        throw StoreError.recordNotFound(kind: .image, key: url)
     }
 
     /// Downloads started by `load` and sync since the store was opened (one per URL, however
