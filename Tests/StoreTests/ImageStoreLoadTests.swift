@@ -132,4 +132,70 @@ struct ImageStoreLoadTests {
             #expect(try await server.requests().map(\.path) == ["/img/a.png"])
         }
     }
+
+    /// From the review: load took keys `put` refuses (`a b`, `ü`: stored raw, they came back
+    /// percent-encoded from an export or sync, as other keys). It refuses them as `put` does,
+    /// before any request.
+    @Test("load refuses the keys put refuses", arguments: ["/img/a b", "/img/\u{FC}.png"])
+    func refusesTheKeysPutRefuses(_ path: String) async throws {
+        try await withLoadStore { store, server throws in
+            try server.publish(String(path.dropFirst()), Data("PNG".utf8))
+            let url = server.baseURL.absoluteString + path
+            let loaded = await #expect(throws: StoreError.self) { try await store.images.load(url) }
+            let put = await #expect(throws: StoreError.self) { try await store.images.put(url, data: Data("PNG".utf8)) }
+            #expect(loaded != nil && loaded == put)
+            #expect(loaded == .invalidRecord(kind: .image, key: url, field: "url", reason: ImageTable.keyProblem(url) ?? ""))
+            #expect(try await store.images.list().isEmpty)
+            #expect(try await server.requests().isEmpty)
+        }
+    }
+
+    /// A user name or password in the url would be kept in the key and listed (errors
+    /// elsewhere leave them out): refused, and the error does not show them either.
+    @Test func refusesAURLWithAUserOrPassword() async throws {
+        try await withLoadStore { store, server throws in
+            try server.publish("img/a.png", Data("PNG".utf8))
+            let plain = server.url("/img/a.png").absoluteString
+            for url in [
+                plain.replacingOccurrences(of: "http://", with: "http://user:s3cret@"),
+                plain.replacingOccurrences(of: "http://", with: "http://s3cret@"),
+            ] {
+                let error = await #expect(throws: StoreError.self) { try await store.images.load(url) }
+                guard case .invalidRecord(.image, let key, "url", let reason) = error else {
+                    Issue.record("\(String(describing: error))")
+                    continue
+                }
+                #expect(key == plain)
+                #expect(reason.contains("user name or password"))
+                #expect(error.map(String.init(describing:))?.contains("s3cret") == false)
+            }
+            #expect(try await store.images.list().isEmpty)
+            #expect(try await server.requests().isEmpty)
+        }
+    }
+
+    /// From the review: `maximumBytes: -5` failed as "larger than the limit of -5 bytes" and a
+    /// negative timeout as "timed out after -1 s", each after a request. Refused up front.
+    @Test func refusesASizeCapOrTimeoutThatAllowsNothing() async throws {
+        try await withLoadStore { store, server throws in
+            try server.publish("img/a.png", Data("PNG".utf8))
+            let url = server.url("/img/a.png").absoluteString
+            for bytes in [0, -5] {
+                let error = await #expect(throws: StoreError.self) { try await store.images.load(url, maximumBytes: bytes) }
+                #expect(
+                    error
+                        == .invalidRecord(
+                            kind: .image, key: url, field: "maximumBytes", reason: "must be at least 1 byte; got \(bytes)"))
+            }
+            for (timeout, shown) in [(Duration.zero, "0 s"), (.seconds(-1), "-1 s")] {
+                let error = await #expect(throws: StoreError.self) { try await store.images.load(url, timeout: timeout) }
+                #expect(
+                    error
+                        == .invalidRecord(
+                            kind: .image, key: url, field: "timeout", reason: "must be longer than 0 s; got \(shown)"))
+            }
+            #expect(try await store.images.list().isEmpty)
+            #expect(try await server.requests().isEmpty)
+        }
+    }
 }

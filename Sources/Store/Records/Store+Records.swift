@@ -148,9 +148,27 @@ public struct ImageStore: Sendable {
     public func load(_ url: String, maximumBytes: Int = 32 * 1024 * 1024, timeout: Duration = .seconds(30)) async throws
         -> CachedImage
     {
+        // A user name or password would be kept in the key, and listed; errors name it without.
+        if let location = URL(string: url), location.user != nil || location.password != nil {
+            throw StoreError.invalidRecord(
+                kind: .image, key: location.redacted, field: "url",
+                reason: "has a user name or password; the cache keeps and lists its keys, so an image URL carries neither")
+        }
+        // The keys `put` refuses: an export or sync would bring them back as other keys.
+        if let problem = ImageTable.keyProblem(url) {
+            throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: problem)
+        }
         guard let location = URL(string: url), let scheme = location.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else {
             throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must be an absolute http(s) URL")
+        }
+        guard maximumBytes >= 1 else {
+            throw StoreError.invalidRecord(
+                kind: .image, key: url, field: "maximumBytes", reason: "must be at least 1 byte; got \(maximumBytes)")
+        }
+        guard timeout > .zero else {
+            throw StoreError.invalidRecord(
+                kind: .image, key: url, field: "timeout", reason: "must be longer than 0 s; got \(HTTPError.seconds(timeout))")
         }
         // Once more only if the cache held the url when asked and no longer did when read (an
         // eviction or a delete in between): downloaded now, the bytes are at hand.
