@@ -133,6 +133,23 @@ struct ImageStoreLoadTests {
         }
     }
 
+    /// From the review: an image larger than the whole budget was downloaded in full, then
+    /// refused, on every load. The download is capped at the budget: a Content-Length over it
+    /// is refused before the body is read. A smaller `maximumBytes` still wins.
+    @Test func aDownloadIsCappedAtTheBudget() async throws {
+        try await withLoadStore(budget: 100) { store, server throws in
+            try server.publish("img/big.png", Data(repeating: 7, count: 5000))
+            let url = server.url("/img/big.png")
+            let error = await #expect(throws: HTTPError.self) { try await store.images.load(url.absoluteString) }
+            #expect(error == .tooLarge(url: url, limit: 100))
+            let smaller = await #expect(throws: HTTPError.self) {
+                try await store.images.load(url.absoluteString, maximumBytes: 50)
+            }
+            #expect(smaller == .tooLarge(url: url, limit: 50))
+            #expect(try await store.images.list().isEmpty)
+        }
+    }
+
     /// From the review: load took keys `put` refuses (`a b`, `ü`: stored raw, they came back
     /// percent-encoded from an export or sync, as other keys). It refuses them as `put` does,
     /// before any request.
