@@ -41,4 +41,38 @@ struct LocalFeedImageTests {
             #"{"version": 1, "frameworks": [{"id": "a", "name": "A", "imageName": "a", "urlString": "https://a", "description": "d"}]}"#
         expectSuccess(try await cli("sync", "-", "--quiet", stdin: Data(feed.utf8)))
     }
+
+    /// Images have their own cap, `--max-image-bytes` (`SyncOptions.maximumImageBytes`, 32MiB
+    /// by default), not `--max-bytes`: a larger image is a failed image (exit 3, retried next
+    /// sync), the records applied.
+    @Test("--max-image-bytes caps each image; --max-bytes does not")
+    func maxImageBytesCapsEachImage() async throws {
+        let cli = try Storectl()
+        let folder = try cli.directory.makeDirectory("feed")
+        try Data(repeating: 7, count: 2000).write(to: URL(fileURLWithPath: folder + "/big.png"))
+        let feed = URL(fileURLWithPath: folder).appendingPathComponent("feed.json")
+        try Data(
+            #"""
+            {"version": 1, "images": [{"url": "big.png"}],
+             "frameworks": [{"id": "a", "name": "A", "imageName": "a", "urlString": "https://a", "description": "d"}]}
+            """#.utf8
+        ).write(to: feed)
+
+        // Exit 3: the records applied (the report on stdout), the image listed on stderr.
+        for (arguments, limit) in [
+            (["--max-image-bytes", "1000"], 1000), (["--max-image-bytes", "1KiB", "--max-bytes", "1MiB"], 1024),
+        ] {
+            let result = try await cli.run(["sync", feed.path, "--quiet"] + arguments)
+            #expect(result.status == 3, "\(result)")
+            #expect(result.stderr.contains("image big.png: "), "\(result)")
+            #expect(result.stderr.contains("larger than the limit of \(limit) bytes"), "\(result)")
+        }
+        for bad in ["0", "-1", "lots"] {
+            expectFailure(
+                try await cli("sync", feed.path, "--max-image-bytes", bad), status: exitUsage, mentioning: ["--max-image-bytes"])
+        }
+        #expect(try await cli.run(["images", "list", "--json"]).stdout.contains("big.png") == false)
+        expectSuccess(try await cli("sync", feed.path, "--quiet", "--max-image-bytes", "2000"))
+        #expect(try await cli.run(["images", "list", "--json"]).stdout.contains("big.png"))
+    }
 }

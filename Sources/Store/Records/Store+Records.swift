@@ -142,9 +142,43 @@ public struct ImageStore: Sendable {
         return try await store.write(rerunnable: true) { try $0.images(budget: budget, now: now).evictToBudget() }
     }
 
-    /// The image for `url`: from the cache if it holds it, else downloaded (through the store's
-    /// transport) and cached. Concurrent loads of one URL make one download; the bytes are
-    /// inserted only if the cache still has no entry when the download returns.
+    /// The image for `url`: from the cache if it holds it, else downloaded through the store's
+    /// transport (``Store/Configuration/transport``, retrying as
+    /// ``Store/Configuration/retryPolicy`` says) and cached, evicting least recently used
+    /// entries beyond the budget.
+    ///
+    /// - Concurrent loads of one URL share one download, the first caller's, as it is: with
+    ///   its `timeout` and its size cap (a later caller's own are not applied). The bytes are
+    ///   inserted only if the cache still has no entry for `url` when the download returns.
+    /// - `timeout` bounds each wait for bytes (for the response to start, then for the next
+    ///   bytes of the body), retries included: no retry starts once `timeout` has passed since
+    ///   the first attempt, and a later attempt waits only for the time left. A body that keeps
+    ///   arriving a byte now and then is not stalled: the live transport bounds the whole
+    ///   exchange at ten times the timeout it was given, so a load ends within ten times
+    ///   `timeout`.
+    /// - `maximumBytes` (32 MiB by default) caps the body, and so does the cache's budget
+    ///   (``Store/Configuration/imageCacheBudget``), whichever is smaller: a larger
+    ///   Content-Length is refused before the body is read, a body without one once that many
+    ///   bytes arrived.
+    /// - Only a whole image is stored: a 200 or 203 with a body whose Content-Type, if it has
+    ///   one, is `image/*`, `application/octet-stream` or `binary/octet-stream`. Nothing is
+    ///   cached for a failed load, so the next one tries again.
+    /// - The image is returned even if it was evicted (or deleted) between its insert and the
+    ///   read that follows it; one found cached but gone when read is downloaded again, once.
+    /// - A cancelled load stops waiting at once; the download stops once every load waiting
+    ///   for it was cancelled.
+    ///
+    /// - Throws: ``StoreError/invalidRecord(kind:key:field:reason:)``, before any request, for a
+    ///   `url` that ``ImageStore/put(_:data:contentType:)`` refuses (see
+    ///   ``ImageTable/keyProblem(_:)``), that is not an absolute http(s) URL or that has a user
+    ///   name or password (the error names it without them), for `maximumBytes` below 1 and
+    ///   for a `timeout` of 0 or less. ``HTTPError`` when the download fails:
+    ///   ``HTTPError/notAnImage(url:reason:)`` for a response that is not a whole image,
+    ///   ``HTTPError/tooLarge(url:limit:)`` beyond the cap, ``HTTPError/status(url:code:)`` for
+    ///   a 4xx (or a 5xx or 429 that retrying did not get past), ``HTTPError/gaveUp(_:attempts:timeout:)``
+    ///   when retries of a transient failure (a connection failure, a timeout, a cut-short
+    ///   body) stopped, and the other cases. `CancellationError` when cancelled; a
+    ///   ``SQLiteError`` or ``StoreError`` from the cache's read or write.
     public func load(_ url: String, maximumBytes: Int = 32 * 1024 * 1024, timeout: Duration = .seconds(30)) async throws
         -> CachedImage
     {

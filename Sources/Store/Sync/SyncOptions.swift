@@ -7,11 +7,15 @@ public struct SyncOptions: Sendable {
     public var policy: SyncPolicy = .keepExisting
     /// Compute the report; write nothing.
     public var dryRun = false
-    /// The most bytes read for one page (or one image); checked while reading, so a larger one
-    /// fails the sync (`FeedSourceError.tooLarge` for a file, `HTTPError.tooLarge` over HTTP)
-    /// without being held whole.
+    /// The most bytes read for one page or published file (images have their own cap,
+    /// `maximumImageBytes`); checked while reading, so a larger one fails the sync
+    /// (`FeedSourceError.tooLarge` for a file, `HTTPError.tooLarge` over HTTP) without being
+    /// held whole.
     public var maximumBytes = 256 * 1024 * 1024
-    /// The most bytes of one downloaded image.
+    /// The most bytes of one downloaded image (32 MiB by default); checked while reading (a
+    /// larger Content-Length before the body is read), so a larger image is a failed image
+    /// (`HTTPError.tooLarge`, or `FeedSourceError.tooLarge` for a local feed's file), reported
+    /// and tried again next sync, not a failed sync.
     public var maximumImageBytes = 32 * 1024 * 1024
     /// How long one HTTP request (a page, an image) may take to get an answer, retries
     /// included: an attempt fails after this long without bytes, and no retry starts once this

@@ -42,6 +42,12 @@ struct SyncRunCommand: AsyncParsableCommand {
             valueName: "size"))
     var maxBytes: ByteSize?
     @Option(
+        name: .customLong("max-image-bytes"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The most bytes of one downloaded image: bytes, or with KiB, MiB or GiB (default: 32MiB); a larger image is not stored (exit 3).",
+            valueName: "size"))
+    var maxImageBytes: ByteSize?
+    @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
             "Whole seconds, 1 to 604800, an HTTP request may wait for data, retries included: no retry starts after that.",
@@ -57,6 +63,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         if timeout < 1 { throw ValidationError("--timeout: must be at least 1 second") }
         // 0 made every sync fail, each with a history entry.
         if let maxBytes, maxBytes.bytes < 1 { throw ValidationError("--max-bytes: must be at least 1 byte") }
+        if let maxImageBytes, maxImageBytes.bytes < 1 { throw ValidationError("--max-image-bytes: must be at least 1 byte") }
         // A week: longer is no timeout at all, and far longer overflowed (the whole exchange is
         // bounded by ten times it).
         if timeout > 604_800 { throw ValidationError("--timeout: must be at most 604800 seconds (a week)") }
@@ -67,6 +74,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         var options = SyncOptions(policy: policy, dryRun: dryRun)
         options.force = force
         if let maxBytes { options.maximumBytes = maxBytes.bytes }
+        if let maxImageBytes { options.maximumImageBytes = maxImageBytes.bytes }
         options.timeout = .seconds(timeout)
         options.bearerToken = ProcessInfo.processInfo.environment["STORECTL_FEED_TOKEN"]
         let progress = ProgressLine(enabled: !quiet && isatty(STDERR_FILENO) == 1)
