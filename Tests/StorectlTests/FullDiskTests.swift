@@ -82,4 +82,45 @@ struct FullDiskTests {
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("m/s.sqlite") && result.stderr.contains("No space left on device"), "\(result)")
     }
+
+    @Test(
+        "a download or stdin copy into a full TMPDIR: exit 1, says it cannot write there, not retried as a connection failure",
+        .enabled(if: canMount, "needs root and tmpfs"))
+    func fullSpool() async throws {
+        let storectl = try Storectl()
+        let records = (0..<100).map {
+            #"{"id": "f\#($0)", "name": "F", "imageName": "f", "urlString": "https://f", "description": "\#(String(repeating: "x", count: 3000))"}"#
+        }
+        try storectl.directory.write(
+            Data(#"{"version": 1, "frameworks": [\#(records.joined(separator: ", "))]}"#.utf8), to: "big.json")
+        try storectl.directory.write(
+            Data(
+                """
+                import http.server, socketserver, sys
+                server = socketserver.TCPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+                with open("port.txt.tmp", "w") as f: f.write(str(server.server_address[1]))
+                import os; os.rename("port.txt.tmp", "port.txt")
+                server.serve_forever()
+                """.utf8), to: "server.py")
+        let script = """
+            set -u
+            mkdir m && mount -t tmpfs -o size=64k tmpfs m || exit 90
+            python3 server.py 2> /dev/null &
+            server=$!
+            trap 'kill $server; umount m' EXIT
+            for i in $(seq 100); do [ -f port.txt ] && break; sleep 0.1; done
+            port=$(cat port.txt)
+            TMPDIR="$PWD/m" "$0" --db s.sqlite sync "http://127.0.0.1:$port/big.json" > /dev/null 2> http.err
+            echo "http $?"
+            TMPDIR="$PWD/m" "$0" --db s.sqlite sync - < big.json > /dev/null 2> stdin.err
+            echo "stdin $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 120)
+        #expect(result.stdout == "http 1\nstdin 1\n", "\(result)")
+        let http = try String(contentsOfFile: storectl.directory.file("http.err"), encoding: .utf8)
+        #expect(http.contains("cannot write the download to") && http.contains("No space left on device"), "\(http)")
+        #expect(!http.contains("cannot connect") && !http.contains("attempts"), "\(http)")
+        let stdin = try String(contentsOfFile: storectl.directory.file("stdin.err"), encoding: .utf8)
+        #expect(stdin.contains("cannot write the temporary copy") && stdin.contains("No space left on device"), "\(stdin)")
+    }
 }

@@ -229,7 +229,13 @@ struct FeedLoader: Sendable {
                 try Task.checkCancellation()
                 size += chunk.count
                 if size > options.maximumBytes { throw FeedSourceError.tooLarge(source: path, limit: options.maximumBytes) }
-                try output.write(contentsOf: chunk)
+                do {
+                    try output.write(contentsOf: chunk)
+                } catch {
+                    // The spool's fault (a full TMPDIR), not the input's.
+                    throw FeedSourceError.unreadable(
+                        path: path, reason: "cannot write the temporary copy \(file.path) (TMPDIR): \(Self.reason(error))")
+                }
                 try Descriptor.waitUntilReadable(handle.fileDescriptor)
             }
         } catch let error as FeedSourceError {
@@ -242,12 +248,5 @@ struct FeedLoader: Sendable {
         return FetchedFeed.Page(url: url, name: path, file: file, size: size)
     }
 
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        return nsError.localizedDescription
-    }
+    static func reason(_ error: any Error) -> String { SystemErrorText.reason(error) }
 }

@@ -97,6 +97,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `image/*` nor `application/octet-stream` nor `binary/octet-stream` (a `200 text/html`
     /// soft 404). Nothing is cached, so the next load or sync tries again. Not retried.
     case notAnImage(url: URL, reason: String)
+    /// The body could not be written to `path`, the request's `bodyFile` (a full disk or
+    /// TMPDIR, a folder removed): this machine's problem, not the server's. Not retried.
+    case cannotWriteBody(url: URL, path: String, reason: String)
     /// `HTTPFetcher` stopped retrying a transient failure (the last one, after this many
     /// attempts): the policy's attempts were made, or the request's `timeout` was reached.
     indirect case gaveUp(HTTPError, attempts: Int, timeout: Duration)
@@ -106,7 +109,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .connectionFailed, .timedOut, .truncated: true
         case .status(_, let code): code == 429 || (500...599).contains(code)
-        case .tooLarge, .tooManyRedirects, .redirectRefused, .notAnImage, .gaveUp: false
+        case .tooLarge, .tooManyRedirects, .redirectRefused, .notAnImage, .cannotWriteBody, .gaveUp: false
         }
     }
 
@@ -123,6 +126,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"
         case .status(let url, let code): "\(url.redacted): HTTP \(code)"
         case .notAnImage(let url, let reason): "\(url.redacted): not an image: \(reason)"
+        case .cannotWriteBody(let url, let path, let reason):
+            "\(url.redacted): cannot write the download to \(path) (TMPDIR): \(reason)"
         case .gaveUp(let last, let attempts, let timeout):
             // A timeout is the request's, whatever time its last attempt had left; or, past it,
             // the bound on the whole exchange (ten times it: a server sending a byte now and then).

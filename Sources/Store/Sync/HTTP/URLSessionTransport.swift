@@ -245,18 +245,17 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
         if let bodyFile = request.bodyFile {
             // Created (or emptied) for this response: the body is written there as it arrives.
-            let opened = withState { state -> Bool in
+            let failure = withState { state -> String? in
                 try? state.file?.close()
                 state.file = nil
                 state.received = 0
-                guard FileManager.default.createFile(atPath: bodyFile.path, contents: nil),
-                    let handle = try? FileHandle(forWritingTo: bodyFile)
-                else { return false }
-                state.file = handle
-                return true
+                let descriptor = open(bodyFile.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+                state.file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+                return nil
             }
-            if !opened {
-                fail(.connectionFailed(url: request.url, reason: "cannot write the download to \(bodyFile.path)"))
+            if let failure {
+                fail(.cannotWriteBody(url: request.url, path: bodyFile.path, reason: failure))
                 completionHandler(.cancel)
                 return
             }
@@ -296,7 +295,7 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                 do {
                     try file.write(contentsOf: data)
                 } catch {
-                    return (state.response?.url ?? state.currentURL, (error as NSError).localizedDescription)
+                    return (state.response?.url ?? state.currentURL, SystemErrorText.reason(error))
                 }
             } else {
                 state.body.append(data)
@@ -305,9 +304,7 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
         if let (url, writeFailure) = tooLarge {
             if let writeFailure {
-                fail(
-                    .connectionFailed(
-                        url: url, reason: "cannot write the download to \(request.bodyFile?.path ?? "disk"): \(writeFailure)"))
+                fail(.cannotWriteBody(url: url, path: request.bodyFile?.path ?? "disk", reason: "\(writeFailure)"))
             } else {
                 fail(.tooLarge(url: url, limit: request.maximumBytes))
             }
