@@ -173,7 +173,7 @@ struct Publisher {
         _ db: Database, storeID: String, transaction: Int64, previous: PublishedManifest?,
         reason: String
     ) throws -> PublishReport {
-        let generation = UUID().uuidString.lowercased()
+        let generation = RandomIdentifier.uuidString().lowercased()
         var written: [String: Data] = [:]
         let files = try writeSnapshot(db, generation: generation, sequence: 1, tombstones: [:], into: &written)
         let manifest = PublishedManifest(

@@ -111,7 +111,7 @@ struct FeedLoader: Sendable {
     private func spoolFile(_ fetched: inout FetchedFeed) throws -> URL {
         let spool = try fetched.spool ?? SpoolFolder()
         fetched.spool = spool
-        return spool.url.appendingPathComponent("page-\(UUID().uuidString).json")
+        return spool.url.appendingPathComponent("page-\(RandomIdentifier.uuidString()).json")
     }
 
     /// The page's `next` member, skimmed from its file in chunks.

@@ -64,7 +64,7 @@ struct PublishedFileLoader: Sendable {
             if let token = options.bearerToken, !token.isEmpty, RedirectRule.isSameOrigin(url, source.url) {
                 headers["Authorization"] = "Bearer \(token)"
             }
-            let download = spool.url.appendingPathComponent("published-\(UUID().uuidString)")
+            let download = spool.url.appendingPathComponent("published-\(RandomIdentifier.uuidString())")
             let response: HTTPResponse
             do {
                 // One byte more than the manifest says, so a longer file is seen as such.
