@@ -43,4 +43,30 @@ struct SpooledDownloadTests {
         #expect(try await cli.run(["frameworks", "show", "fw-2999"]).status == 0)
         #expect(try leftOver() == [])
     }
+
+    /// A sync killed outright (SIGKILL) leaves its spool folder; nothing removed them, and 553
+    /// had piled up in one machine's /tmp.
+    @Test("sync URL removes the spool folders killed syncs left in TMPDIR a day ago, and nothing else")
+    func staleSpoolFoldersAreRemoved() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        try server.publish("feed.json", Self.page(0..<10, next: nil))
+        let cli = try Storectl()
+        let temporary = try cli.directory.makeDirectory("tmp")
+        let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
+        let stale = ["store-feed-Ab3xZ9", "store-feed-47C49753-FF1B-4BA5-AF7D-78CE61FF824E"]
+        let kept = ["store-feed-recent", "store-feed-notes", "other-Ab3xZ9"]
+        for name in stale + kept {
+            let folder = temporary + "/" + name
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/page-1.json"))
+            let date = name == "store-feed-recent" ? Date() : twoDaysAgo
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: folder + "/page-1.json")
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: folder)
+        }
+
+        let synced = try await cli.run(["sync", server.url("/feed.json").absoluteString], environment: ["TMPDIR": temporary])
+        #expect(synced.status == 0, "\(synced)")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: temporary)) == Set(kept))
+    }
 }

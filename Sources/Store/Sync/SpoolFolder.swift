@@ -4,6 +4,7 @@ import Foundation
 /// pipe): each is written here as it arrives, so no page is ever held in memory. The folder
 /// and everything in it are removed when the last reference goes, whether the sync succeeded,
 /// failed or was cancelled (a fetch shared by concurrent syncs keeps it until all are done).
+/// Only a process killed outright leaves it; a later sync removes it once a day old.
 final class SpoolFolder: Sendable {
     let url: URL
 
@@ -24,18 +25,92 @@ final class SpoolFolder: Sendable {
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    /// The start of every spool folder's name: `store-feed-` and the six letters or digits
+    /// `mkdtemp` chose (`store-feed-Ab3xZ9`).
+    static let namePrefix = "store-feed-"
+
+    /// How long a spool folder must have been left unmodified (the folder and every file in it)
+    /// before a later sync removes it as a killed sync's: a day, as for an export's temporary
+    /// files. A sync writes its pages as they arrive and deletes the folder when it ends, so a
+    /// day-old folder is one whose process was killed outright (SIGKILL, a power cut).
+    static let staleAge: TimeInterval = 86_400
+
+    /// Creates a new spool folder in the temporary folder (`TMPDIR`, else /tmp), first removing
+    /// the folders that killed syncs left there (see `removeStale`).
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("store-feed-\(UUID().uuidString)", isDirectory: true)
-        do {
-            // 0700: downloads (fetched with a bearer token, perhaps) are this user's alone.
-            try FileManager.default.createDirectory(
-                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw FeedSourceError.unreadable(
-                path: url.path, reason: "cannot create a temporary folder for the download: \(FeedLoader.reason(error))")
+        let parent = FileManager.default.temporaryDirectory
+        // Best effort: a leftover folder that cannot be removed must not fail the sync.
+        Self.removeStale(in: parent.path, now: Date())
+        // mkdtemp: a name the kernel guarantees is new (never another sync's folder, whatever
+        // the random source gives), created 0700 in the same call: downloads (fetched with a
+        // bearer token, perhaps) are this user's alone.
+        let template = parent.appendingPathComponent(Self.namePrefix + "XXXXXX").path
+        var created = Self.makeFolder(template)
+        if created == nil, errno == ENOENT {
+            // The temporary folder itself is missing (a TMPDIR not created yet): as before
+            // mkdtemp, it is created.
+            try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            created = Self.makeFolder(template)
         }
-        let path = url.path
-        Self.live.withLock { _ = $0.insert(path) }
+        guard let created else {
+            throw FeedSourceError.unreadable(
+                path: template,
+                reason: "cannot create a temporary folder for the download: \(String(cString: strerror(errno)))")
+        }
+        url = URL(fileURLWithPath: created, isDirectory: true)
+        Self.live.withLock { _ = $0.insert(created) }
+    }
+
+    /// `mkdtemp(template)`: the folder's path, or nil with `errno` set.
+    private static func makeFolder(_ template: String) -> String? {
+        var bytes = Array(template.utf8CString)
+        guard bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// True for a name a spool folder has: `store-feed-` and the six letters or digits
+    /// `mkdtemp` chose, or (folders of earlier versions, which left hundreds behind) an
+    /// uppercase UUID, as Foundation writes it.
+    static func isSpoolName(_ name: String) -> Bool {
+        guard name.hasPrefix(namePrefix) else { return false }
+        let rest = name.dropFirst(namePrefix.count)
+        if rest.count == 6 { return rest.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+        return rest.count == 36 && UUID(uuidString: String(rest)) != nil && rest == rest.uppercased()
+    }
+
+    /// Removes from `folder` the spool folders of syncs killed outright (SIGKILL, a power cut:
+    /// nothing else removes them, and they hold whole downloads), with everything in them.
+    /// Only a real folder (never a symbolic link, which is not followed) named exactly as
+    /// spool folders are (`isSpoolName`), owned by this user, not alive in this process, and
+    /// whose newest modification time (its own or a file's in it) is at least `age` seconds
+    /// before `now`; and only if it holds nothing but plain files and links (a spool folder
+    /// holds pages), which are unlinked, never followed. Returns the names removed.
+    @discardableResult
+    static func removeStale(in folder: String, olderThan age: TimeInterval = staleAge, now: Date) -> [String] {
+        let alive = livePaths
+        var removed: [String] = []
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where isSpoolName(name) {
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+                !alive.contains(path), !alive.contains(URL(fileURLWithPath: path).standardizedFileURL.path)
+            else { continue }
+            var newest = OutputFile.modificationSecond(info)
+            var files: [String] = []
+            var onlyFiles = true
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                var entryInfo = stat()
+                guard lstat(path + "/" + entry, &entryInfo) == 0 else { continue }
+                let type = entryInfo.st_mode & S_IFMT
+                if type != S_IFREG && type != S_IFLNK { onlyFiles = false }
+                newest = max(newest, OutputFile.modificationSecond(entryInfo))
+                files.append(entry)
+            }
+            guard onlyFiles, now.timeIntervalSince(Date(timeIntervalSince1970: TimeInterval(newest))) >= age else { continue }
+            for file in files { unlink(path + "/" + file) }
+            if rmdir(path) == 0 { removed.append(name) }
+        }
+        return removed
     }
 
     deinit {
