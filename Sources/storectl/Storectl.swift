@@ -30,7 +30,9 @@ struct Storectl: CommandGroup {
     /// command's task (see `Interrupts`; `watch` handles them itself), after which a command
     /// that did not finish exits 128 + the signal's number; and every error is written escaped
     /// (`exit(reporting:)`). Each command closes its store itself (`StoreOptions.withStore`).
+    /// First of all, the descriptor limit is raised, or storectl refuses to run (`DescriptorLimit`).
     static func main() async {
+        DescriptorLimit.raiseOrExit()
         do {
             try checkHelpTopic(Array(CommandLine.arguments.dropFirst()))
             let command = try parseAsRoot()
