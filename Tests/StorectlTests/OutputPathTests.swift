@@ -184,6 +184,66 @@ struct OutputPathTests {
         #expect(!FileManager.default.fileExists(atPath: storectl.directory.file("a")))
     }
 
+    /// A paged export that failed midway left the folder it had created, empty.
+    @Test("a paged export failing midway removes the folders it created, and only those")
+    func failedPagedExportRemovesItsFolder() async throws {
+        let storectl = try Storectl()
+        for index in 0..<30 {
+            expectSuccess(try await storectl("events", "add", "--id", "e\(index)", "--title", "T", "--date", "2026-06-08"))
+        }
+        // An order read back with an amount out of bounds fails the export after the events' pages.
+        expectSuccess(try await storectl("orders", "add", "--id", "c5", "--item", "Milk:2.49:3:2"))
+        _ = try await sqlite3(storectl.db, "UPDATE order_items SET price_cents = 9000000000000000000")
+        let created = storectl.directory.file("new")
+        expectFailure(
+            try await storectl("export", "--page-size", "20", "--out", created + "/pages"), status: 1,
+            mentioning: ["c5", "price"])
+        #expect(!FileManager.default.fileExists(atPath: created), "the failed export left \(created)")
+        // A folder that was there stays, with what it held, and without the export's pages.
+        let existing = try storectl.directory.makeDirectory("existing")
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: existing + "/notes.txt"))
+        expectFailure(try await storectl("export", "--page-size", "20", "--out", existing + "/pages"), status: 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: existing) == ["notes.txt"])
+        expectFailure(try await storectl("export", "--page-size", "20", "--out", existing), status: 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: existing) == ["notes.txt"])
+    }
+
+    /// The case the review found: a full disk. A 64 KiB tmpfs, mounted in a mount namespace of
+    /// the shell's own (it vanishes with it, whatever happens to the test).
+    @Test(
+        "a paged export into a full disk (a 64 KiB tmpfs) fails naming the page and leaves no folder",
+        .enabled(
+            if: DiskFailureTests.tmpfsAvailable, "needs root with CAP_SYS_ADMIN to mount a tmpfs in a private mount namespace"))
+    func pagedExportIntoFullDisk() async throws {
+        let storectl = try Storectl()
+        let records = (0..<300).map { index in
+            #"{"id": "f\#(index)", "name": "\#(String(repeating: "x", count: 300))", "imageName": "i", "urlString": "https://e.com", "description": "d"}"#
+        }
+        let feed = try storectl.directory.write(
+            Data(#"{"version": 1, "frameworks": [\#(records.joined(separator: ","))]}"#.utf8), to: "feed.json")
+        expectSuccess(try await storectl("sync", feed))
+        let mountPoint = try storectl.directory.makeDirectory("tmpfs")
+        let listing = storectl.directory.file("listing.txt")
+        let script = #"""
+            # $1 storectl, $2 mount point, $3 the mount point's listing after the export
+            mount -t tmpfs -o size=64k tmpfs "$2" || exit 97
+            "$1" export --page-size 20 --out "$2/pages"
+            status=$?
+            ls -A "$2" > "$3"
+            exit $status
+            """#
+        let unshare = try #require(DiskFailureTests.unshare)
+        let result = try await storectl.run(
+            [
+                "-c", "exec \"$0\" --mount /bin/sh -c \"$@\"", unshare, script, "full-disk-export",
+                try Storectl.executableURL().path, mountPoint, listing,
+            ],
+            shell: true, timeout: 180)
+        #expect(result.status != 97, "could not mount the tmpfs: \(result)")
+        expectFailure(result, status: 1, mentioning: [mountPoint + "/pages/feed-", "No space left on device"])
+        #expect(try String(contentsOfFile: listing, encoding: .utf8).isEmpty, "the failed export left a folder")
+    }
+
     /// The sweep of an earlier export's later pages deleted a store named like one.
     @Test("a paged export into the folder that holds its store, named feed-2.json, leaves the store")
     func pagedExportNeverRemovesItsStore() async throws {

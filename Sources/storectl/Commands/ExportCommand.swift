@@ -72,14 +72,23 @@ struct ExportCommand: AsyncParsableCommand {
             }
         }
         let names = try await written {
-            try await store.withStore(.existing) {
-                // Created once the store has opened: a failed export creates no folder.
+            try await store.withStore(.existing) { store in
+                // Created once the store has opened, and removed again if the export then fails
+                // (a full disk, a record that cannot be read): a failed export creates no folder.
+                let created = Self.missingFolders(of: out)
                 do {
                     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
                 } catch {
+                    Self.removeEmptyFolders(created)
                     throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
                 }
-                return try await $0.exportFeedPages(pageSize: pageSize, includingImageData: includingImageData, toFolder: out)
+                do {
+                    return try await store.exportFeedPages(
+                        pageSize: pageSize, includingImageData: includingImageData, toFolder: out)
+                } catch {
+                    Self.removeEmptyFolders(created)
+                    throw error
+                }
             }
         }
         // Pages of an earlier, longer export would be unreachable but confusing: remove them,
@@ -91,6 +100,30 @@ struct ExportCommand: AsyncParsableCommand {
         OutputFile.removeFiles(
             in: out, where: { Store.isLaterPageName($0) && !kept.contains($0) }, storePath: store.resolvedPath)
         Output.printError("wrote \(names.count) page\(names.count == 1 ? "" : "s") to \(out)")
+    }
+
+    /// The folders creating `path` (and its missing parents) would create, deepest first:
+    /// empty if it exists.
+    private static func missingFolders(of path: String) -> [String] {
+        // The path as given, never resolved by hand: `..` and links mean what the kernel says.
+        var missing: [String] = []
+        var folder = path
+        var info = stat()
+        while !missing.contains(folder), lstat(folder, &info) != 0, errno == ENOENT {
+            missing.append(folder)
+            folder = PathName.folder(of: folder)
+        }
+        return missing
+    }
+
+    /// Removes the folders a failed export created, deepest first, each only if it is empty
+    /// (`rmdir`): the export's temporary pages are gone by then, and anything another program
+    /// put there meanwhile stays, with the folders holding it.
+    private static func removeEmptyFolders(_ folders: [String]) {
+        for folder in folders {
+            // One that is not empty (or not there) ends it: the folders above hold it.
+            guard rmdir(folder) == 0 else { return }
+        }
     }
 
     /// Runs an export to files; a file that cannot be written is reported as before.
