@@ -1,28 +1,23 @@
 import Foundation
 import Testing
 
-/// A full disk, on a small tmpfs mounted for the test (root only: skipped elsewhere).
+/// A full disk, on a small tmpfs mounted for the test in a mount namespace of its own (root
+/// with CAP_SYS_ADMIN only: skipped elsewhere; see `DiskFailureTests`).
 @Suite("storectl on a full disk")
 struct FullDiskTests {
-    /// Whether this process may mount a tmpfs (root, and a kernel that lets it).
-    static let canMount: Bool = {
-        #if !os(Linux)
-            return false
-        #else
-            return mountsTmpfs()
-        #endif
-    }()
+    static var canMount: Bool { DiskFailureTests.tmpfsAvailable }
 
-    #if os(Linux)
-        private static func mountsTmpfs() -> Bool {
-            guard geteuid() == 0 else { return false }
-            let probe = FileManager.default.temporaryDirectory.appendingPathComponent("storectl-mount-probe-\(getpid())").path
-            try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: probe) }
-            guard mount("tmpfs", probe, "tmpfs", 0, "size=64k") == 0 else { return false }
-            return umount(probe) == 0
-        }
-    #endif
+    /// Runs `script` under /bin/sh in a mount namespace of its own (`unshare --mount`, as
+    /// `DiskFailureTests` does), so its tmpfs vanishes with it whatever happens to the test;
+    /// `$0` is storectl, `$1`... are `arguments`.
+    static func runInMountNamespace(_ storectl: Storectl, _ script: String, _ arguments: [String] = []) async throws
+        -> StorectlResult
+    {
+        let unshare = try #require(DiskFailureTests.unshare)
+        return try await storectl.run(
+            ["-c", "exec \"$0\" --mount /bin/sh -c \"$@\"", unshare, script, try Storectl.executableURL().path] + arguments,
+            shell: true, timeout: 120)
+    }
 
     @Test(
         "a sync that commits but whose checkpoint at close has no room: exit 0, a warning naming the -wal; the next command, with room, folds it in",
@@ -39,7 +34,6 @@ struct FullDiskTests {
         let script = """
             set -u
             mkdir m && mount -t tmpfs -o size=2m tmpfs m || exit 90
-            trap 'umount m' EXIT
             "$0" --db m/s.sqlite migrate > /dev/null || exit 91
             available=$(df -k m | tail -1 | awk '{print $4}')
             dd if=/dev/zero of=m/fill bs=1k count=$((available - 600)) status=none || exit 92
@@ -51,7 +45,7 @@ struct FullDiskTests {
             echo "list $?"
             ls m > after-list.txt
             """
-        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path, feed], shell: true, timeout: 120)
+        let result = try await Self.runInMountNamespace(storectl, script, [feed])
         #expect(result.stdout == "sync 0\nlist 0\n", "\(result)")
         let syncErr = try String(contentsOfFile: storectl.directory.file("sync.err"), encoding: .utf8)
         #expect(syncErr.contains("checkpoint before closing failed") && syncErr.contains("m/s.sqlite-wal"), "\(syncErr)")
@@ -73,12 +67,11 @@ struct FullDiskTests {
         let script = """
             set -u
             mkdir m && mount -t tmpfs -o size=600k tmpfs m || exit 90
-            trap 'umount m' EXIT
             "$0" --db m/s.sqlite migrate > /dev/null || exit 91
             dd if=/dev/zero of=m/fill bs=1k count=2000 status=none 2> /dev/null
             "$0" --db m/s.sqlite frameworks list
             """
-        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 120)
+        let result = try await Self.runInMountNamespace(storectl, script)
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("m/s.sqlite") && result.stderr.contains("No space left on device"), "\(result)")
     }
@@ -107,7 +100,7 @@ struct FullDiskTests {
             mkdir m && mount -t tmpfs -o size=64k tmpfs m || exit 90
             python3 server.py 2> /dev/null &
             server=$!
-            trap 'kill $server; umount m' EXIT
+            trap 'kill $server' EXIT
             for i in $(seq 100); do [ -f port.txt ] && break; sleep 0.1; done
             port=$(cat port.txt)
             TMPDIR="$PWD/m" "$0" --db s.sqlite sync "http://127.0.0.1:$port/big.json" > /dev/null 2> http.err
@@ -115,7 +108,7 @@ struct FullDiskTests {
             TMPDIR="$PWD/m" "$0" --db s.sqlite sync - < big.json > /dev/null 2> stdin.err
             echo "stdin $?"
             """
-        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 120)
+        let result = try await Self.runInMountNamespace(storectl, script)
         #expect(result.stdout == "http 1\nstdin 1\n", "\(result)")
         let http = try String(contentsOfFile: storectl.directory.file("http.err"), encoding: .utf8)
         #expect(http.contains("cannot write the download to") && http.contains("No space left on device"), "\(http)")
