@@ -19,6 +19,7 @@ struct Storectl: CommandGroup {
         subcommands: [
             MigrateCommand.self, FrameworksCommand.self, OrdersCommand.self, EventsCommand.self,
             ImagesCommand.self, ExportCommand.self, PublishCommand.self, SyncRunCommand.self, SyncHistoryCommand.self,
+            SourcesCommand.self,
             WatchCommand.self,
         ]
     )

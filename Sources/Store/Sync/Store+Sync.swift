@@ -49,6 +49,24 @@ extension Store {
         }
     }
 
+    /// The sources the store keeps sync state for, by key. Each sync from a new key (a feed
+    /// downloaded to a new temporary path each time, say) starts one, with a hash of every
+    /// record it received: `forgetSyncSource(_:)` removes those no longer synced from.
+    public func syncSources() async throws -> [SyncSourceSummary] {
+        try await read { try SyncStateTable(db: $0).sources() }
+    }
+
+    /// Forgets the sync state of `source` (a published folder stands for its manifest): its
+    /// pages' validators, its cursor, and the hashes of the records received from it. The
+    /// records themselves and the history stay. The next sync from it is a first sync: every
+    /// page fetched, and, three-way, no record as last received to tell which side changed.
+    /// Returns false if the store had none.
+    @discardableResult
+    public func forgetSyncSource(_ source: FeedSource) async throws -> Bool {
+        let key = source.resolvingPublishedFolder.key
+        return try await write { try SyncStateTable(db: $0).forgetSource(key) }
+    }
+
     /// The most recent syncs first. The history keeps the last 10,000 syncs
     /// (`SyncHistoryEntry.reportJSON` says what a stored report lists).
     public func syncHistory(limit: Int = 50) async throws -> [SyncHistoryEntry] {

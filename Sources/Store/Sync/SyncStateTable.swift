@@ -21,6 +21,29 @@ struct SyncStateTable {
         return SourceState(pages: pages, policy: policy, kinds: kinds)
     }
 
+    /// Every source with sync state, by key, with the records received from each.
+    func sources() throws -> [SyncSourceSummary] {
+        try db.query(
+            """
+            SELECT s.source, s.last_synced_at, s.policy,
+                   (SELECT count(*) FROM sync_records AS r JOIN sync_streams AS t ON r.stream = t.id WHERE t.source_id = s.id)
+            FROM sync_sources AS s ORDER BY s.source
+            """
+        ) {
+            SyncSourceSummary(
+                source: $0.text(0), lastSyncedAt: $0.optionalText(1).flatMap(Timestamp.parse),
+                policy: $0.optionalText(2).flatMap(SyncPolicy.init(rawValue:)), receivedRecords: Int($0.int64(3)))
+        }
+    }
+
+    /// Forgets everything kept for `source` (its validators, cursor, pages, and what was received
+    /// from it: `sync_streams` cascades, and its trigger removes the records' hashes); its
+    /// history stays. False if it had nothing.
+    func forgetSource(_ source: String) throws -> Bool {
+        try db.execute("DELETE FROM sync_sources WHERE source = ?", [.text(source)])
+        return db.changes > 0
+    }
+
     /// How the kinds a sync applies are recorded: their names, sorted, comma-separated.
     static func kindsKey(_ handlers: [any RecordKindHandler]) -> String {
         handlers.map(\.kind.rawValue).sorted().joined(separator: ",")
