@@ -19,7 +19,7 @@ struct Storectl: CommandGroup {
         subcommands: [
             MigrateCommand.self, FrameworksCommand.self, OrdersCommand.self, EventsCommand.self,
             ImagesCommand.self, ExportCommand.self, PublishCommand.self, SyncRunCommand.self, SyncHistoryCommand.self,
-            SourcesCommand.self,
+            SourcesCommand.self, VacuumCommand.self,
             WatchCommand.self,
         ]
     )

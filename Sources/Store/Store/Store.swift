@@ -380,6 +380,32 @@ public final class Store: Sendable {
         return try await writer.exclusive { try migrator.status($0) }
     }
 
+    /// Rebuilds the database file without its free pages (`VACUUM`), and returns its size in
+    /// bytes before and after (page count times page size). SQLite reuses the pages records
+    /// leave free but never hands them back: after deleting most records, or evicting most
+    /// images, the file keeps its size until vacuumed. "The VACUUM command rebuilds the database
+    /// file, repacking it into a minimal amount of disk space" (https://sqlite.org/lang_vacuum.html).
+    ///
+    /// It runs on the writer, so writes asked for meanwhile wait for it; reads go on. It needs
+    /// free disk space for a copy of the database, and writes the whole database through the WAL
+    /// (cut back to 4 MiB afterwards). Records, sync state and the change log are unchanged and
+    /// no change is observed. Then a passive checkpoint copies it into the file, which shrinks
+    /// unless a reader holds an older snapshot (it shrinks at a later checkpoint).
+    public func vacuum() async throws -> (bytesBefore: Int, bytesAfter: Int) {
+        try await writer.exclusive { db in
+            func size() throws -> Int {
+                let count = try db.query("PRAGMA page_count") { $0.int64(0) }.first ?? 0
+                let pageSize = try db.query("PRAGMA page_size") { $0.int64(0) }.first ?? 0
+                return Int(count * pageSize)
+            }
+            let before = try size()
+            try db.executeScript("VACUUM")
+            let after = try size()
+            if path != nil { _ = try db.query("PRAGMA wal_checkpoint(PASSIVE)") { _ in () } }
+            return (before, after)
+        }
+    }
+
     /// Copies the WAL's committed pages into the database file now, waiting for no reader or
     /// writer (`PRAGMA wal_checkpoint(PASSIVE)`). Closing the last connection does the same and
     /// then deletes the -wal, but SQLite keeps a failure of that checkpoint to itself: on a full
