@@ -12,53 +12,24 @@ extension Store {
     /// - **End**: it finishes when the consuming task is cancelled or the store is closed.
     /// - **Cancellation** releases everything it held: its registration with the store and the
     ///   read connection (connections are only borrowed for each fetch).
-    /// - **Buffering**: values the consumer has not taken yet wait for it, one per coalesced
-    ///   burst of changes, without a bound: a consumer that stops reading without ending its
-    ///   iteration holds them all. (Keeping only the newest could hand a slow consumer the same
-    ///   value twice in a row, when a value changes and changes back before it reads.)
+    /// - **Fetching on demand**: a value is fetched when the consumer asks for the next one,
+    ///   never ahead of it: a slow consumer skips the values it was too slow to see and gets the
+    ///   latest, and one that stops reading holds nothing but a pending signal (constant memory).
+    ///   The first fetch happens at the first `next()`.
     public func observe<Value>(_ observation: ValueObservation<Value>) -> AsyncThrowingStream<Value, any Error> {
-        AsyncThrowingStream { continuation in
-            // Signals that something relevant changed; buffering the newest one coalesces bursts.
-            let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            // Subscribed here, before the first fetch, so no commit falls between the two.
-            let id = changeMonitor.subscribe(
-                readsStart: false,
-                deliver: { batch in
-                    // Missed transactions may have changed the value: fetch it again.
-                    if batch.missedTransactions > 0 || batch.changes.contains(where: observation.isAffected) { signal.yield() }
-                },
-                finish: { signal.finish() })
-            guard let id else { return continuation.finish() }
-            let task = Task {
-                defer { changeMonitor.unsubscribe(id) }
-                do {
-                    // The first value and the last transaction it includes, from one snapshot:
-                    // every later transaction signals.
-                    let (first, start) = try await read { db in
-                        (try observation.fetch(db), try ChangeLogTable(db: db).latestTransaction())
-                    }
-                    changeMonitor.start(id, at: start)
-                    var last = first
-                    continuation.yield(last)
-                    for await _ in signals {
-                        if Task.isCancelled { break }
-                        let value = try await read(observation.fetch)
-                        if value != last {
-                            continuation.yield(value)
-                            last = value
-                        }
-                    }
-                    continuation.finish()
-                } catch StoreError.closed {
-                    // The store closed while a fetch was under way: that ends the sequence, it
-                    // is no failure.
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        // Signals that something relevant changed; buffering the newest one coalesces bursts.
+        let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // Subscribed here, before the first fetch, so no commit falls between the two.
+        let id = changeMonitor.subscribe(
+            readsStart: false,
+            deliver: { batch in
+                // Missed transactions may have changed the value: fetch it again.
+                if batch.missedTransactions > 0 || batch.changes.contains(where: observation.isAffected) { signal.yield() }
+            },
+            finish: { signal.finish() })
+        guard let id else { return AsyncThrowingStream { $0.finish() } }
+        let cursor = ValueObservationCursor(store: self, observation: observation, id: id, signals: signals)
+        return AsyncThrowingStream(unfolding: { try await cursor.next() })
     }
 
     /// Every committed transaction that changed records of `kinds` (by default every kind the
