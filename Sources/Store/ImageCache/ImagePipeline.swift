@@ -14,7 +14,8 @@ import Foundation
 ///   Content-Type, if any, is `image/*` or an octet stream (else `HTTPError.notAnImage`, and
 ///   nothing is cached, so the next load tries again); a local feed's empty file is refused too;
 /// - a cancelled load stops waiting at once; the download stops once every load waiting for it
-///   was cancelled.
+///   was cancelled;
+/// - at most `maximumConcurrentDownloads` downloads run at once; the others wait their turn.
 actor ImagePipeline {
     enum Outcome: Sendable, Equatable {
         /// The cache held the url already (or got it from elsewhere while this download ran).
@@ -31,6 +32,12 @@ actor ImagePipeline {
     private(set) var downloadCount = 0
     /// The cache's reads and writes, as the store hands them over.
     private let cache: ImageCacheAccess
+    /// Downloads at once, at most: each holds its body in memory (up to its size cap, 32 MiB by
+    /// default), so a grid of 100 distinct images asked for at once would hold them all. Six,
+    /// as Nuke's ImagePipeline (`maxConcurrentDataLoadingTaskCount`); a sync's own
+    /// `imageConcurrency` (4 by default) stays under it.
+    static let maximumConcurrentDownloads = 6
+    private let downloads = AsyncLimiter(limit: maximumConcurrentDownloads)
 
     init(cache: ImageCacheAccess) {
         self.cache = cache
@@ -49,9 +56,19 @@ actor ImagePipeline {
         let cache = cache
         let flight = SharedFlight<Outcome> {
             if try await cache.contains(url) { return .alreadyCached }
-            await self.countDownload()
-            let (data, responseType) = try await Self.download(
-                location, within: folder, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout)
+            let downloads = self.downloads
+            try await downloads.acquire()
+            let downloaded: Result<(Data, String?), any Error>
+            do {
+                await self.countDownload()
+                downloaded = .success(
+                    try await Self.download(
+                        location, within: folder, fetcher: fetcher, maximumBytes: maximumBytes, timeout: timeout))
+            } catch {
+                downloaded = .failure(error)
+            }
+            await downloads.release()
+            let (data, responseType) = try downloaded.get()
             let stored = contentType ?? responseType
             let inserted = try await cache.insertIfAbsent(url, data, stored)
             return inserted ? .downloaded(data, contentType: stored) : .alreadyCached
