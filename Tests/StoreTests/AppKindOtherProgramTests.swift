@@ -78,9 +78,12 @@ struct AppKindOtherProgramTests {
         // Fewer kinds than the last sync applied continue from its cursor.
         let lastWithNotes = SourceState(pages: [], policy: .keepExisting, kinds: SyncStateTable.kindsKey(withNotes))
         #expect(Store.fullSyncReason(options: options, last: lastWithNotes, kinds: builtIn) == nil)
+        // Kinds never recorded (a sync before migration 0014): it applied at least the built-in
+        // ones, so a program with only those continues; one with an app kind reads everything.
         var older = last
         older.kinds = nil
-        #expect(Store.fullSyncReason(options: options, last: older, kinds: builtIn)?.contains("0014") == true)
+        #expect(Store.fullSyncReason(options: options, last: older, kinds: builtIn) == nil)
+        #expect(Store.fullSyncReason(options: options, last: older, kinds: withNotes)?.contains("0014") == true)
         options.policy = .preferRemote
         #expect(Store.fullSyncReason(options: options, last: last, kinds: builtIn)?.contains("policy") == true)
         options.force = true

@@ -89,6 +89,35 @@ struct ManifestSyncNetChangeTests {
         }
     }
 
+    /// A client upgraded from a version before migration 0014 (its sources' kinds never
+    /// recorded) used to read the whole snapshot again at its first sync: under prefer-remote
+    /// that overwrote its local edits, under keep-existing it brought back its local deletions.
+    @Test(
+        "after an upgrade from before 0014, the next sync continues from the cursor",
+        arguments: [SyncPolicy.preferRemote, .keepExisting])
+    func upgradedClientContinues(policy: SyncPolicy) async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("published", isDirectory: true)
+            let manifest = try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path)
+            try await source.frameworks.insert(["x", "a", "b"].map { Fixtures.framework($0) })
+            _ = try await source.publish(to: folder, options: Self.options)
+            let client = try await Store.open(at: directory.file("client.sqlite"))
+            var options = SyncOptions()
+            options.policy = policy
+            _ = try await client.sync(from: manifest, options: options)
+            try await client.frameworks.update(Fixtures.framework("x", name: "local edit"))
+            _ = try await client.frameworks.delete("a")
+            // As a version before migration 0014 left it.
+            try await client.write { db in try db.execute("UPDATE sync_sources SET kinds = NULL") }
+
+            let report = try await client.sync(from: manifest, options: options)
+            #expect(report.status == .upToDate, "\(report)")
+            #expect(try await client.frameworks.find("x")?.name == "local edit")
+            #expect(try await client.frameworks.find("a") == nil)
+            await client.close()
+        }
+    }
+
     @Test("keys that differ only in Unicode form are two records, in the publish and in the sync")
     func keysAreComparedByteForByte() async throws {
         try await withTemporaryStore { source, directory in

@@ -46,8 +46,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             // No key: a part of a record checked alone (an order's item).
             key.isEmpty ? "\(kind): \(field): \(reason)" : "\(kind) '\(key)': \(field): \(reason)"
         case .migrationModified(let migration, let recorded, let expected):
-            "migration \(migration) was modified after it was applied (recorded checksum \(recorded.prefix(12))…, "
-                + "this build's \(expected.prefix(12))…); refusing to open the database"
+            "migration \(migration) as applied to this database differs from this build's (recorded checksum "
+                + "\(recorded.prefix(12))…, this build's \(expected.prefix(12))…): its file was edited after it was "
+                + "applied, or the database was made by a development build; refusing to open the database"
         case .databaseFromFuture(let unknown):
             "the database has migrations this build does not know (\(unknown.joined(separator: ", "))): "
                 + "it was written by a newer version; refusing to open it"

@@ -184,6 +184,12 @@ extension Store {
         guard let last, let policy = last.policy else { return nil }
         if policy != options.policy { return "the policy differs from the last sync's (\(policy.rawValue))" }
         guard let theirs = last.kinds else {
+            // A sync before that record (migration 0014) applied at least the built-in kinds,
+            // which every program registers: a program with no other kind continues from it.
+            // (A full sync there re-applied the whole feed under the policy: prefer-remote
+            // overwrote local edits and keep-existing brought back local deletions, on the
+            // first sync after an upgrade; the upgrade review.)
+            if kinds.allSatisfy({ RecordKind.allCases.contains($0.kind) }) { return nil }
             return "the last sync predates the record of the kinds a sync applies (migration 0014)"
         }
         // Fewer kinds than the last sync continue from its cursor (the records of the others are
