@@ -10,7 +10,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case recordNotFound(kind: RecordKind, key: String)
     /// A record failed validation before it was written.
     case invalidRecord(kind: RecordKind, key: String, field: String, reason: String)
-    /// A recorded migration's checksum differs from this build's file: it was edited after release.
+    /// A recorded migration's checksum differs from this build's file: it was edited after it was applied, or the
+    /// database was made by a development build.
     case migrationModified(migration: String, recorded: String, expected: String)
     /// The database has migrations this build does not know.
     case databaseFromFuture(unknownMigrations: [String])
