@@ -15,20 +15,10 @@ extension Store {
     /// - **Fetching on demand**: a value is fetched when the consumer asks for the next one,
     ///   never ahead of it: a slow consumer skips the values it was too slow to see and gets the
     ///   latest, and one that stops reading holds nothing but a pending signal (constant memory).
-    ///   The first fetch happens at the first `next()`.
+    ///   The first fetch, and the registration with the store, happen at the first `next()`:
+    ///   a stream never iterated holds nothing.
     public func observe<Value>(_ observation: ValueObservation<Value>) -> AsyncThrowingStream<Value, any Error> {
-        // Signals that something relevant changed; buffering the newest one coalesces bursts.
-        let (signals, signal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        // Subscribed here, before the first fetch, so no commit falls between the two.
-        let id = changeMonitor.subscribe(
-            readsStart: false,
-            deliver: { batch in
-                // Missed transactions may have changed the value: fetch it again.
-                if batch.missedTransactions > 0 || batch.changes.contains(where: observation.isAffected) { signal.yield() }
-            },
-            finish: { signal.finish() })
-        guard let id else { return AsyncThrowingStream { $0.finish() } }
-        let cursor = ValueObservationCursor(store: self, observation: observation, id: id, signals: signals)
+        let cursor = ValueObservationCursor(store: self, observation: observation)
         return AsyncThrowingStream(unfolding: { try await cursor.next() })
     }
 

@@ -39,4 +39,20 @@ struct ObservationOnDemandTests {
             #expect(fetches.withLock { $0 } == 2)
         }
     }
+
+    @Test("a stream made and never iterated registers nothing; its first value is the one at the first next()")
+    func neverIterated() async throws {
+        var configuration = Store.Configuration()
+        configuration.durability = .normal
+        try await withTemporaryStore(configuration: configuration) { store, _ throws in
+            let stream = store.frameworks.observeAll()
+            for index in 0..<20 { try await store.frameworks.insert(Fixtures.framework("f\(index)")) }
+            #expect(store.observerCount == 0)
+            var values = stream.makeAsyncIterator()
+            #expect(try await values.next()?.count == 20)
+            #expect(store.observerCount == 1)
+            try await store.frameworks.insert(Fixtures.framework("late"))
+            #expect(try await values.next()?.count == 21)
+        }
+    }
 }
