@@ -302,6 +302,10 @@ extension Store {
         var downloaded: [String] = []
         let pipeline = imagePipeline
         let fetcher = fetcher
+        // Bytes beyond the whole budget could never be stored: refused by their Content-Length,
+        // or once that many arrived, rather than downloaded in full and then refused.
+        let budget = max(configuration.imageCacheBudget, 0)
+        let cap = min(options.maximumImageBytes, budget)
         var done = 0
         options.progress?(.images(done: 0, total: images.count))
         await withTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
@@ -316,7 +320,7 @@ extension Store {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
                             image.url, from: location, contentType: image.contentType, fetcher: fetcher,
-                            maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
+                            maximumBytes: cap, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {
                         return (image.url, .failure(error))
@@ -334,6 +338,16 @@ extension Store {
                     report.images.failed += 1
                     // The failure is listed under its url: the reason need not start with it again.
                     var reason = error is CancellationError ? "cancelled" : String(describing: error)
+                    let tooLarge: Bool
+                    switch error {
+                    case let error as HTTPError:
+                        if case .tooLarge = error.underlying { tooLarge = true } else { tooLarge = false }
+                    case FeedSourceError.tooLarge: tooLarge = true
+                    default: tooLarge = false
+                    }
+                    if cap < options.maximumImageBytes, tooLarge {
+                        reason = "larger than the whole image cache budget of \(budget) bytes; not stored"
+                    }
                     if reason.utf8.starts(with: (url + ": ").utf8) {
                         reason = String(decoding: reason.utf8.dropFirst(url.utf8.count + 2), as: UTF8.self)
                     }

@@ -162,3 +162,25 @@ struct LocalFeedNextTests {
         }
     }
 }
+
+/// An image larger than the whole cache budget could never be stored: a sync reads at most the
+/// budget of it and says why it was not stored, rather than reading all of it first.
+@Suite(.timeLimit(.minutes(5)))
+struct ImageOverBudgetSyncTests {
+    @Test func anImageOverTheBudgetIsNotReadPastIt() async throws {
+        let folder = try BehaviourFolder()
+        defer { folder.remove() }
+        var configuration = behaviourConfiguration(transport: .unimplemented)
+        configuration.imageCacheBudget = 1_000
+        let store = try await Store.open(at: folder.file("store.sqlite").path, configuration: configuration)
+        try folder.write("feed/big.png", String(repeating: "x", count: 5_000))
+        try folder.write("feed/small.png", "small")
+        let source = try folder.write("feed/feed.json", behaviourFeed(images: [imageJSON("big.png"), imageJSON("small.png")]))
+        let report = try await store.sync(from: source)
+        #expect(report.images.downloaded == 1 && report.images.failed == 1, "\(report.images)")
+        #expect(report.imageFailures.first?.reason == "larger than the whole image cache budget of 1000 bytes; not stored")
+        #expect(try await store.images.get("big.png") == nil)
+        #expect(try await store.images.get("small.png")?.data == Data("small".utf8))
+        await store.close()
+    }
+}
