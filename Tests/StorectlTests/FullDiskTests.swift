@@ -24,11 +24,7 @@ struct FullDiskTests {
         .enabled(if: canMount, "needs root and tmpfs"))
     func checkpointWithoutRoom() async throws {
         let storectl = try Storectl()
-        let records = (0..<100).map {
-            #"{"id": "f\#($0)", "name": "F", "imageName": "f", "urlString": "https://f", "description": "\#(String(repeating: "x", count: 3000))"}"#
-        }
-        let feed = try storectl.directory.write(
-            Data(#"{"version": 1, "frameworks": [\#(records.joined(separator: ", "))]}"#.utf8), to: "big.json")
+        let feed = try storectl.directory.write(frameworksFeed(count: 100, descriptionBytes: 3000), to: "big.json")
         // The -wal of those 100 records (about 330 KB) and the -shm fit in 600 KB; the main file
         // cannot grow by another 300 KB beside them.
         let script = """
@@ -81,11 +77,7 @@ struct FullDiskTests {
         .enabled(if: canMount, "needs root and tmpfs"))
     func fullSpool() async throws {
         let storectl = try Storectl()
-        let records = (0..<100).map {
-            #"{"id": "f\#($0)", "name": "F", "imageName": "f", "urlString": "https://f", "description": "\#(String(repeating: "x", count: 3000))"}"#
-        }
-        try storectl.directory.write(
-            Data(#"{"version": 1, "frameworks": [\#(records.joined(separator: ", "))]}"#.utf8), to: "big.json")
+        try storectl.directory.write(frameworksFeed(count: 100, descriptionBytes: 3000), to: "big.json")
         try storectl.directory.write(
             Data(
                 """

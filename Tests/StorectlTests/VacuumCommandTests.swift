@@ -6,11 +6,7 @@ struct VacuumCommandTests {
     @Test("after deleting most records: the file shrinks, the sizes are printed, the rest is kept")
     func shrinks() async throws {
         let storectl = try Storectl()
-        let records = (0..<2_000).map {
-            #"{"id": "f\#($0)", "name": "F", "imageName": "f", "urlString": "https://f", "description": "\#(String(repeating: "x", count: 1500))"}"#
-        }
-        let feed = try storectl.directory.write(
-            Data(#"{"version": 1, "frameworks": [\#(records.joined(separator: ", "))]}"#.utf8), to: "big.json")
+        let feed = try storectl.directory.write(frameworksFeed(count: 2_000, descriptionBytes: 1500), to: "big.json")
         expectSuccess(try await storectl("sync", feed))
         _ = try await sqlite3(storectl.db, "DELETE FROM frameworks WHERE id <> 'f1'")
         let before = (try FileManager.default.attributesOfItem(atPath: storectl.db)[.size] as? Int) ?? 0
