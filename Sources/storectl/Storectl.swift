@@ -52,6 +52,11 @@ struct Storectl: CommandGroup {
             }
             interrupts?.onInterrupt { running.cancel() }
             let result = await running.result
+            // The command is over. A spool folder still referenced now (a shared fetch whose
+            // last reference goes a moment after its sync returned) would stay on disk: the
+            // process ends without running deinitializers (a test saw one about once in nine
+            // busy runs).
+            Store.removeSpoolFolders()
             // Interrupted: unless the command finished all the same (the signal came too late to
             // stop it), the exit status says so.
             if case .failure = result, let signal = interrupts?.receivedSignal { Foundation.exit(128 + signal) }

@@ -46,14 +46,17 @@ struct ImageDownloadLimitTests {
             let running = (0..<bound).map { index in
                 Task { try await store.images.load("https://example.com/held-\(index).png") }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            let downloads = await store.imagePipeline.downloads
+            #expect(await eventually { await downloads.holders == bound }, "the first loads did not all start")
             let waiting = Task { try await store.images.load("https://example.com/waiting.png") }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await eventually { await downloads.waiting == 1 }, "the last load did not queue")
             waiting.cancel()
             await #expect(throws: CancellationError.self) { try await waiting.value }
             gate.withLock { $0 = true }
             for task in running { _ = try await task.value }
             #expect(try await store.images.get("https://example.com/waiting.png") == nil)
+            let (holders, queued) = (await downloads.holders, await downloads.waiting)
+            #expect(holders == 0 && queued == 0)
         }
     }
 }

@@ -16,7 +16,7 @@ struct FullDiskTests {
         let unshare = try #require(DiskFailureTests.unshare)
         return try await storectl.run(
             ["-c", "exec \"$0\" --mount /bin/sh -c \"$@\"", unshare, script, try Storectl.executableURL().path] + arguments,
-            shell: true, timeout: 120)
+            shell: true, timeout: 300)
     }
 
     @Test(
@@ -93,7 +93,8 @@ struct FullDiskTests {
             python3 server.py 2> /dev/null &
             server=$!
             trap 'kill $server' EXIT
-            for i in $(seq 100); do [ -f port.txt ] && break; sleep 0.1; done
+            for i in $(seq 1200); do [ -f port.txt ] && break; sleep 0.1; done
+            [ -f port.txt ] || { echo "the server did not start"; exit 93; }
             port=$(cat port.txt)
             TMPDIR="$PWD/m" "$0" --db s.sqlite sync "http://127.0.0.1:$port/big.json" > /dev/null 2> http.err
             echo "http $?"

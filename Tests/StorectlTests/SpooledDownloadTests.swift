@@ -67,6 +67,7 @@ struct SpooledDownloadTests {
 
         let synced = try await cli.run(["sync", server.url("/feed.json").absoluteString], environment: ["TMPDIR": temporary])
         #expect(synced.status == 0, "\(synced)")
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: temporary)) == Set(kept))
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary)
+        #expect(Set(left) == Set(kept), "left in TMPDIR: \(left.sorted()); \(synced)")
     }
 }

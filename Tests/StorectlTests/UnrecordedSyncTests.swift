@@ -5,7 +5,7 @@ import Testing
 /// full disk): exit 3 and a message saying what is applied, never "the store is unchanged".
 @Suite("storectl sync: bookkeeping that cannot be written")
 struct UnrecordedSyncTests {
-    @Test("exit 3; stderr says the records and images are applied; --json carries `unrecorded`")
+    @Test("exit 3; stderr says the records and images downloaded are applied; --json carries `unrecorded`")
     func appliedButUnrecorded() async throws {
         let storectl = try Storectl()
         expectSuccess(try await storectl("migrate"))
@@ -29,7 +29,8 @@ struct UnrecordedSyncTests {
         let result = try await storectl.run(["sync", feed, "--json"])
         #expect(result.status == 3, "\(result)")
         #expect(
-            result.stderr.contains("the records and images are applied") && result.stderr.contains("no room (simulated)"),
+            result.stderr.contains("the records (and the images downloaded) are applied")
+                && result.stderr.contains("no room (simulated)"),
             "\(result)")
         #expect(!result.stderr.contains("unchanged"), "\(result)")
         let report = try JSON.object(result.stdout)

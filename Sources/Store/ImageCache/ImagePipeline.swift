@@ -37,7 +37,7 @@ actor ImagePipeline {
     /// as Nuke's ImagePipeline (`maxConcurrentDataLoadingTaskCount`); a sync's own
     /// `imageConcurrency` (4 by default) stays under it.
     static let maximumConcurrentDownloads = 6
-    private let downloads = AsyncLimiter(limit: maximumConcurrentDownloads)
+    let downloads = AsyncLimiter(limit: maximumConcurrentDownloads)
 
     init(cache: ImageCacheAccess) {
         self.cache = cache

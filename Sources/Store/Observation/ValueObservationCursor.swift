@@ -5,8 +5,9 @@
 /// subscribes to the store's changes at the first `next()`, not before: a stream never iterated
 /// holds nothing (a subscription without a start would hold every batch read meanwhile).
 ///
-/// An actor: `next()` may be called from any task; one call at a time is the stream's rule, and
-/// isolation keeps even a misuse memory-safe.
+/// An actor: `next()` may be called from any task. One iteration at a time is the stream's
+/// rule; two at once wait on the one signal stream, which traps (AsyncStream's rule) rather
+/// than corrupting anything.
 actor ValueObservationCursor<Value: Sendable & Equatable> {
     private let store: Store
     private let observation: ValueObservation<Value>

@@ -14,6 +14,9 @@ actor AsyncLimiter {
     /// Holders now (for tests).
     var holders: Int { held }
 
+    /// Waiters now (for tests).
+    var waiting: Int { waiters.count }
+
     /// Returns once a place is free (at once if one is), or throws `CancellationError`.
     func acquire() async throws {
         try Task.checkCancellation()

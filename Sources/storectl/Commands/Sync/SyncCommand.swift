@@ -120,7 +120,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         for failure in report.imageFailures { Output.printError("image \(failure.url): \(failure.reason)") }
         if let unrecorded = report.unrecorded {
             Output.printError(
-                "sync from \(source) into \(path): the records and images are applied, but the sync's history, validators and cursor could not be written (the next sync reads the feed again):\n\(unrecorded)"
+                "sync from \(source) into \(path): the records (and the images downloaded) are applied, but the sync's history, validators and cursor could not be written (the next sync reads the feed again):\n\(unrecorded)"
             )
         }
         if report.images.failed > 0 || report.unrecorded != nil { throw ExitCode(Self.imagesFailedExitCode) }
