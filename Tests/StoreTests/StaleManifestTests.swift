@@ -92,6 +92,48 @@ struct PublishedFullSyncTests {
     }
 }
 
+/// A snapshot carries every tombstone since its generation began; once they outweigh its records
+/// (and `maximumTombstoneBytes`), the publish starts a new generation without them.
+@Suite("Published tombstones: bounded")
+struct PublishedTombstoneBoundTests {
+    @Test("records that come and go: a new generation once the tombstones outgrow the records; clients end equal")
+    func tombstonesStartANewGeneration() async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            let manifestURL = folder.appendingPathComponent(PublishedManifest.fileName)
+            let manifest = try FeedSource(manifestURL.path)
+            var options = PublishOptions()
+            options.compaction.snapshotRefreshRatio = 0
+            options.compaction.maximumTombstoneBytes = 1
+            for id in ["a", "b"] { try await source.frameworks.insert(Fixtures.framework(id)) }
+            let first = try await source.publish(to: folder, options: options)
+            let client = try await Store.open(at: directory.file("client.sqlite"))
+            _ = try await client.sync(from: manifest)
+
+            // Many keys added, published, then deleted: their tombstones outweigh a and b.
+            let churn = (0..<200).map { Fixtures.framework("churn-\($0)") }
+            try await source.frameworks.insert(churn)
+            _ = try await source.publish(to: folder, options: options)
+            _ = try await client.sync(from: manifest)
+            #expect(try await client.frameworks.count() == 202)
+            try await source.write { db in try db.execute("DELETE FROM frameworks WHERE id LIKE 'churn-%'") }
+            let pruned = try await source.publish(to: folder, options: options)
+            #expect(pruned.outcome == .snapshot)
+            #expect(pruned.reason?.contains("tombstones") == true, "\(String(describing: pruned.reason))")
+            #expect(pruned.generation != first.generation)
+            let published = try PublishedManifest.parse(try Data(contentsOf: manifestURL), source: "manifest")
+            let tombstonePage = try #require(published.snapshotFiles.last)
+            #expect(tombstonePage.size < 200, "the new generation's snapshot carries no tombstones: \(tombstonePage.size) bytes")
+
+            // The client that held the churn deletes it (received from this folder, not in the snapshot).
+            let report = try await client.sync(from: manifest)
+            #expect(report.published?.fullSyncReason != nil)
+            #expect(try await client.frameworks.fetchAll().map(\.id) == ["a", "b"])
+            await client.close()
+        }
+    }
+}
+
 /// From the review of the round's diff: what followed the refusal of an older manifest.
 @Suite("After an older manifest")
 struct AfterAnOlderManifestTests {

@@ -30,8 +30,16 @@ public struct CompactionPolicy: Sendable {
     /// is written: 0.5 by default (a client catching up never reads much more than half a
     /// snapshot in segments). 0 writes a snapshot on every publish that changed something.
     public var snapshotRefreshRatio = 0.5
+    /// How large a snapshot's tombstone page (every record deleted since the generation began,
+    /// kept so that a client falling back to the snapshot still deletes them) may grow, in
+    /// bytes, or as large as the snapshot's records if they are larger: 1 MiB by default.
+    /// Past it, the new snapshot starts a new generation, without tombstones: each client then
+    /// syncs that snapshot in full once, and deletes the records it received from the folder
+    /// that the snapshot no longer holds. (A store whose records come and go kept them all: 200
+    /// publishes of 200 keys added then deleted made a 1 MB page beside 116 KB of records.)
+    public var maximumTombstoneBytes = 1 << 20
 
-    /// The defaults: 12 segments, a ratio of 0.5.
+    /// The defaults: 12 segments, a ratio of 0.5, 1 MiB of tombstones.
     public init() {}
 }
 

@@ -150,6 +150,16 @@ struct Publisher {
             manifest.snapshotFiles = try writeSnapshot(
                 db, generation: manifest.generation, sequence: head, tombstones: tombstones,
                 into: &written)
+            // The tombstone page is the last; the pages before it hold the records. Its pages,
+            // written already, are strays once the new generation's manifest is in place (removed
+            // after the grace period).
+            let tombstoneBytes = manifest.snapshotFiles.last?.size ?? 0
+            let recordBytes = manifest.snapshotFiles.dropLast().reduce(0) { $0 + $1.size }
+            if tombstoneBytes > max(policy.maximumTombstoneBytes, recordBytes) {
+                return try newGeneration(
+                    db, storeID: storeID, transaction: latest, previous: previous,
+                    reason: "the snapshot's tombstones (\(tombstoneBytes) bytes) outgrew its records")
+            }
             outcome = .snapshot
             reason = reaches ? "the segments outgrew the snapshot" : "the oldest retained segment no longer reaches the snapshot"
             dropOldSegments(&manifest, snapshotBytes: manifest.snapshotFiles.reduce(0) { $0 + $1.size })
