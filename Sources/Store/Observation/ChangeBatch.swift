@@ -9,7 +9,7 @@ public struct ChangeBatch: Sendable, Equatable {
     public let changes: [Change]
     /// Transactions committed before this one, since the last batch this stream was offered,
     /// whose changes it never saw: 0 normally. The change log keeps the last 10,000
-    /// transactions; an observer whose process was suspended (or whose store's monitor did not
+    /// transactions, and at most 64 MiB of them; an observer whose process was suspended (or whose store's monitor did not
     /// read) while more than that committed finds the older ones pruned. When it is not 0, what
     /// was derived from earlier batches may be stale: reload it. (A value observation refetches
     /// on its own; a change stream emits such a batch even when it has no change of the kinds

@@ -4,18 +4,36 @@ import Foundation
 struct ChangeLogTable {
     let db: Database
 
-    /// Transactions kept in the log; older ones are pruned as new ones are written. Observers
+    /// Transactions kept in the log (and at most `retainedBytes` of them); older ones are
+    /// pruned as new ones are written. Observers
     /// read the log within a poll interval (100 ms) of each commit, so only an observer stalled
     /// for 10,000 transactions (its process suspended, say) misses pruned ones; it is told, by
     /// the gap in the transactions (`ChangeBatch.missedTransactions`).
     static let retainedTransactions: Int64 = 10_000
 
-    /// Logs one transaction's changes and returns its `tx`.
+    /// The most bytes of `changes` the log keeps, its newest transaction whatever its size:
+    /// older transactions go once the newer ones hold this much. 10,000 syncs that changed
+    /// 200,000 records each would have kept 28 GB. (Pruned transactions are told to observers
+    /// that had not read them, and a publish past them starts a new generation.)
+    var retainedBytes: Int64 = 64 << 20
+
+    /// A transaction logging at least this many bytes checks the size bound at once; others
+    /// every 1,000 transactions (the check reads the size of every row kept: once per 1,000
+    /// small transactions it costs each about a microsecond, and they can add at most 64 MiB
+    /// between two checks).
+    static let sizeCheckBytes = 64 << 10
+
+    /// Logs one transaction's changes and returns its `tx`. `sized`: the table records each
+    /// row's size (migration 0015); false for a store not migrated that far yet.
     @discardableResult
-    func append(_ changes: ChangeList, committedAt: Date) throws -> Int64 {
+    func append(_ changes: ChangeList, committedAt: Date, sized: Bool = true) throws -> Int64 {
         let json = Self.encode(changes)
-        let statement = try db.cachedStatement(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)")
+        let statement =
+            sized
+            ? try db.cachedStatement(literal: "INSERT INTO change_log (committed_at, changes, size) VALUES (?, ?, ?)")
+            : try db.cachedStatement(literal: "INSERT INTO change_log (committed_at, changes) VALUES (?, ?)")
         try statement.bind(Timestamp.format(committedAt), at: 1)
+        if sized { try statement.bind(Int64(json.count), at: 3) }
         // In place: a large sync's log text is tens of megabytes, not worth a second copy.
         try statement.withText(json, at: 2) {
             defer { statement.reset() }
@@ -25,7 +43,30 @@ struct ChangeLogTable {
         if tx % 100 == 0 {
             try db.execute("DELETE FROM change_log WHERE tx <= ?", [.integer(tx - Self.retainedTransactions)])
         }
+        if sized, tx % 1_000 == 0 || json.count >= Self.sizeCheckBytes { try pruneBySize(newest: tx) }
         return tx
+    }
+
+    /// Removes the transactions older than those whose sizes, newest first, add up to more than
+    /// `retainedBytes`, never the newest. Reads the size column only, from the start of each
+    /// row (migration 0015 put it before the text): no overflow page of the texts is read. The
+    /// usual answer, nothing to remove, costs one sum (about a millisecond for 10,000 rows).
+    private func pruneBySize(newest: Int64) throws {
+        let total = try db.query("SELECT coalesce(sum(size), 0) FROM change_log") { $0.int64(0) }.first ?? 0
+        guard total > retainedBytes else { return }
+        var kept: Int64 = 0
+        var cutoff: Int64?
+        let statement = try db.cachedStatement(literal: "SELECT tx, size FROM change_log ORDER BY tx DESC")
+        defer { statement.reset() }
+        while try statement.step() {
+            kept += statement.int64(1)
+            let tx = statement.int64(0)
+            if kept > retainedBytes, tx < newest {
+                cutoff = tx
+                break
+            }
+        }
+        if let cutoff { try db.execute("DELETE FROM change_log WHERE tx <= ?", [.integer(cutoff)]) }
     }
 
     /// The `changes` text of one transaction: a JSON array in which consecutive changes of one

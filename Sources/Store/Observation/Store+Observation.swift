@@ -34,7 +34,7 @@ extension Store {
     /// `changesFromNow(of:)` to wait for that moment); never fails; finishes when the consuming
     /// task is cancelled or the store is closed; cancelling removes its registration. Nothing
     /// is dropped, with one exception the batch itself says: transactions pruned from the
-    /// change log (it keeps the last 10,000) before the store read them, counted in the next
+    /// change log (it keeps the last 10,000, and at most 64 MiB of them) before the store read them, counted in the next
     /// batch's `missedTransactions` (see there). Batches a consumer has not taken yet are buffered, without a bound, so a
     /// consumer that stops reading without ending its iteration (or dropping the stream) holds
     /// every later batch in memory.

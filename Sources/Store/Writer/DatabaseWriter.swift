@@ -36,8 +36,9 @@ actor DatabaseWriter {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private var database: Database?
-    /// Whether the change_log table exists (it does once migration 0006 ran); cached once true.
-    private var hasChangeLog = false
+    /// Whether the change_log table exists with its size column (migrations 0006 and 0015);
+    /// cached once true.
+    private var hasSizedChangeLog = false
     /// Writes requested and not yet taken by a drain.
     private let mailbox = WriteMailbox()
 
@@ -353,8 +354,8 @@ actor DatabaseWriter {
         do {
             // The change log is written in the same transaction: observers in this process and
             // in others learn of exactly the committed changes, never of a rolled-back write.
-            if !changes.pending.isEmpty, try logsChanges(database) {
-                willCommit(try ChangeLogTable(db: database).append(changes.pending, committedAt: now()))
+            if !changes.pending.isEmpty, case (let logs, let sized) = try changeLog(database), logs {
+                willCommit(try ChangeLogTable(db: database).append(changes.pending, committedAt: now(), sized: sized))
             }
             let commitStart = gathersBatches ? ContinuousClock.now : nil
             try database.execute(literal: "COMMIT TRANSACTION")
@@ -369,12 +370,14 @@ actor DatabaseWriter {
         if !committed.isEmpty { onCommit(committed) }
     }
 
-    private func logsChanges(_ database: Database) throws -> Bool {
-        if !hasChangeLog {
-            hasChangeLog =
-                try database.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log'") != nil
-        }
-        return hasChangeLog
+    /// Whether the store has its change log (migration 0006), and whether the log records each
+    /// row's size (0015): looked up until both are true, then cached.
+    private func changeLog(_ database: Database) throws -> (exists: Bool, sized: Bool) {
+        if hasSizedChangeLog { return (true, true) }
+        guard try database.fetchOne("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'change_log'") != nil
+        else { return (false, false) }
+        hasSizedChangeLog = try database.fetchOne("SELECT 1 FROM pragma_table_info('change_log') WHERE name = 'size'") != nil
+        return (true, hasSizedChangeLog)
     }
 
     /// Runs a write's closure, marked as the caller's: it may not begin, commit or roll back the

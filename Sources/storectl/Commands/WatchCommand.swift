@@ -13,7 +13,7 @@ struct WatchCommand: AsyncParsableCommand {
             it with status 0.
 
             Transactions pruned from the change log before the watch read them (it keeps the \
-            last 10,000; a watch suspended while more committed) are counted on stderr: \
+            last 10,000, at most 64 MiB of them; a watch suspended while more committed) are counted on stderr: \
             "missed N transactions before transaction T".
 
             Without --kind it prints every kind, an app's own kinds (e.g. `reminder`, logged by \
@@ -52,7 +52,7 @@ struct WatchCommand: AsyncParsableCommand {
                     if batch.missedTransactions > 0 {
                         // On stderr: stdout stays one change per line, JSON or not.
                         Output.printError(
-                            "missed \(batch.missedTransactions) transaction\(batch.missedTransactions == 1 ? "" : "s") before transaction \(batch.transaction): pruned from the change log (it keeps the last 10,000) before this watch read them"
+                            "missed \(batch.missedTransactions) transaction\(batch.missedTransactions == 1 ? "" : "s") before transaction \(batch.transaction): pruned from the change log (it keeps the last 10,000, at most 64 MiB of them) before this watch read them"
                         )
                     }
                     for change in batch.changes {
