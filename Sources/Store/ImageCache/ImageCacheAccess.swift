@@ -8,4 +8,6 @@ struct ImageCacheAccess: Sendable {
     /// Stores the bytes for `url` in one write transaction unless an entry for it exists by then;
     /// true if they were stored.
     var insertIfAbsent: @Sendable (_ url: String, _ data: Data, _ contentType: String?) async throws -> Bool
+    /// The cache's byte budget: no download may be larger (it could never be stored).
+    var budget: Int
 }

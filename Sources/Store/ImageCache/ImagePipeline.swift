@@ -15,7 +15,8 @@ import Foundation
 ///   nothing is cached, so the next load tries again); a local feed's empty file is refused too;
 /// - a cancelled load stops waiting at once; the download stops once every load waiting for it
 ///   was cancelled;
-/// - at most `maximumConcurrentDownloads` downloads run at once; the others wait their turn.
+/// - at most `maximumConcurrentDownloads` downloads run at once; the others wait their turn;
+/// - no download is larger than the cache's budget, whatever cap the caller gives.
 actor ImagePipeline {
     enum Outcome: Sendable, Equatable {
         /// The cache held the url already (or got it from elsewhere while this download ran).
@@ -54,6 +55,9 @@ actor ImagePipeline {
         let key = Array(url.utf8)
         if let flight = inFlight[key], flight.join() { return try await wait(for: flight, key: key) }
         let cache = cache
+        // Bytes beyond the whole budget could never be stored: refused by their Content-Length,
+        // or once that many arrived, rather than downloaded in full and then refused.
+        let maximumBytes = min(maximumBytes, max(cache.budget, 0))
         let flight = SharedFlight<Outcome> {
             if try await cache.contains(url) { return .alreadyCached }
             let downloads = self.downloads

@@ -204,9 +204,6 @@ public struct ImageStore: Sendable {
             throw StoreError.invalidRecord(
                 kind: .image, key: url, field: "timeout", reason: "must be longer than 0 s; got \(HTTPError.seconds(timeout))")
         }
-        // Bytes beyond the whole budget could never be stored: refused by their Content-Length,
-        // or once that many arrived, rather than downloaded in full and then refused.
-        let maximumBytes = min(maximumBytes, max(budget, 0))
         // Once more only if the cache held the url when asked and no longer did when read (an
         // eviction or a delete in between): downloaded now, the bytes are at hand.
         for _ in 1...2 {

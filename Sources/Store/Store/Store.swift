@@ -401,7 +401,7 @@ public final class Store: Sendable {
             let before = try size()
             try db.executeScript("VACUUM")
             let after = try size()
-            if path != nil { _ = try db.query("PRAGMA wal_checkpoint(PASSIVE)") { _ in () } }
+            if path != nil { try Self.checkpointPassively(db) }
             return (before, after)
         }
     }
@@ -413,7 +413,13 @@ public final class Store: Sendable {
     /// storectl calls this before `close()`, to say so. Throws the checkpoint's error.
     package func checkpoint() async throws {
         guard path != nil else { return }
-        try await writer.exclusive { db in _ = try db.query("PRAGMA wal_checkpoint(PASSIVE)") { _ in () } }
+        try await writer.exclusive { try Self.checkpointPassively($0) }
+    }
+
+    /// `PRAGMA wal_checkpoint(PASSIVE)`: "Checkpoint as many frames as possible without waiting
+    /// for any database readers or writers to finish" (https://sqlite.org/pragma.html#pragma_wal_checkpoint).
+    private static func checkpointPassively(_ db: Database) throws {
+        _ = try db.query("PRAGMA wal_checkpoint(PASSIVE)") { _ in () }
     }
 
     /// Finishes every observation, waits for the writes already asked for, then closes the
@@ -448,7 +454,8 @@ public final class Store: Sendable {
                 return try await writer.write { db in
                     try db.images(budget: budget, now: now).insertIfAbsent(url, data: data, contentType: contentType) != nil
                 }
-            })
+            },
+            budget: budget)
     }
 
     /// The change log's reads for the change monitor. Holds the writer weakly: the writer

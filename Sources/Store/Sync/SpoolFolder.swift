@@ -35,12 +35,25 @@ final class SpoolFolder: Sendable {
     /// day-old folder is one whose process was killed outright (SIGKILL, a power cut).
     static let staleAge: TimeInterval = 86_400
 
+    /// How often a process sweeps one temporary folder, at most.
+    static let sweepInterval: TimeInterval = 3_600
+    /// When this process last swept each temporary folder.
+    private static let lastSweep = LockedBox<[String: Date]>([:])
+
     /// Creates a new spool folder in the temporary folder (`TMPDIR`, else /tmp), first removing
     /// the folders that killed syncs left there (see `removeStale`).
     init() throws {
         let parent = FileManager.default.temporaryDirectory
-        // Best effort: a leftover folder that cannot be removed must not fail the sync.
-        Self.removeStale(in: parent.path, now: Date())
+        // Best effort: a leftover folder that cannot be removed must not fail the sync. At most
+        // once an hour per folder in a process: a long-lived app syncing every minute need not
+        // list TMPDIR (hundreds of entries, often) every minute.
+        let now = Date()
+        let due = Self.lastSweep.withLock { swept in
+            guard now.timeIntervalSince(swept[parent.path] ?? .distantPast) >= Self.sweepInterval else { return false }
+            swept[parent.path] = now
+            return true
+        }
+        if due { Self.removeStale(in: parent.path, now: now) }
         // mkdtemp: a name the kernel guarantees is new (never another sync's folder, whatever
         // the random source gives), created 0700 in the same call: downloads (fetched with a
         // bearer token, perhaps) are this user's alone.

@@ -302,10 +302,8 @@ extension Store {
         var downloaded: [String] = []
         let pipeline = imagePipeline
         let fetcher = fetcher
-        // Bytes beyond the whole budget could never be stored: refused by their Content-Length,
-        // or once that many arrived, rather than downloaded in full and then refused.
+        // The pipeline caps each download at the budget too: a size failure then says which.
         let budget = max(configuration.imageCacheBudget, 0)
-        let cap = min(options.maximumImageBytes, budget)
         var done = 0
         options.progress?(.images(done: 0, total: images.count))
         await withTaskGroup(of: (String, Result<ImagePipeline.Outcome, any Error>).self) { group in
@@ -320,7 +318,7 @@ extension Store {
                         try Task.checkCancellation()
                         let outcome = try await pipeline.load(
                             image.url, from: location, contentType: image.contentType, fetcher: fetcher,
-                            maximumBytes: cap, timeout: options.timeout, within: image.folder)
+                            maximumBytes: options.maximumImageBytes, timeout: options.timeout, within: image.folder)
                         return (image.url, .success(outcome))
                     } catch {
                         return (image.url, .failure(error))
@@ -338,14 +336,7 @@ extension Store {
                     report.images.failed += 1
                     // The failure is listed under its url: the reason need not start with it again.
                     var reason = error is CancellationError ? "cancelled" : String(describing: error)
-                    let tooLarge: Bool
-                    switch error {
-                    case let error as HTTPError:
-                        if case .tooLarge = error.underlying { tooLarge = true } else { tooLarge = false }
-                    case FeedSourceError.tooLarge: tooLarge = true
-                    default: tooLarge = false
-                    }
-                    if cap < options.maximumImageBytes, tooLarge {
+                    if budget < options.maximumImageBytes, SyncOptions.isSizeLimit(error) {
                         reason = "larger than the whole image cache budget of \(budget) bytes; not stored"
                     }
                     if reason.utf8.starts(with: (url + ": ").utf8) {
