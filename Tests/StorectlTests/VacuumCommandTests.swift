@@ -26,4 +26,16 @@ struct VacuumCommandTests {
         #expect(result.status == 1, "\(result)")
         #expect(!FileManager.default.fileExists(atPath: storectl.db))
     }
+
+    @Test("another process holds the write lock past --busy-timeout: exit 1, saying so, the store unchanged")
+    func writeLockHeld() async throws {
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: storectl.db))
+        let holder = try await WriteLockHolder(storectl.db)
+        let result = try await storectl.run(["--busy-timeout", "1", "vacuum"])
+        await holder.release()
+        expectFailure(result, status: 1, mentioning: [storectl.db, "another process holds the write lock", "waited 1 s"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: storectl.db)) == before)
+    }
 }

@@ -386,7 +386,9 @@ public final class Store: Sendable {
     /// images, the file keeps its size until vacuumed. "The VACUUM command rebuilds the database
     /// file, repacking it into a minimal amount of disk space" (https://sqlite.org/lang_vacuum.html).
     ///
-    /// It runs on the writer, so writes asked for meanwhile wait for it; reads go on. It needs
+    /// It runs on the writer, so writes asked for meanwhile wait for it; reads go on; another
+    /// process's write lock is waited for up to the busy timeout
+    /// (``StoreError/writeLockTimeout(path:waited:)`` past it). It needs
     /// free disk space for a copy of the database, and writes the whole database through the WAL
     /// (cut back to 4 MiB afterwards). Records, sync state and the change log are unchanged and
     /// no change is observed. Then a passive checkpoint copies it into the file, which shrinks
@@ -399,7 +401,12 @@ public final class Store: Sendable {
                 return Int(count * pageSize)
             }
             let before = try size()
-            try db.executeScript("VACUUM")
+            do {
+                try db.executeScript("VACUUM")
+            } catch let error as SQLiteError where error.code == SQLiteError.busy || error.code == SQLiteError.locked {
+                // Past the busy timeout, as a write says it (not "database is locked").
+                throw StoreError.writeLockTimeout(path: db.path, waited: db.busyTimeout)
+            }
             let after = try size()
             if path != nil { try Self.checkpointPassively(db) }
             return (before, after)
