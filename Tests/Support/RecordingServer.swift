@@ -8,7 +8,11 @@ import Foundation
 /// If-Modified-Since), recording each request's path, Authorization header and whether it was
 /// conditional (`GET /_requests` answers them as JSON); `GET /stall` sends nothing for 30 s;
 /// `GET /reply/<status>?type=T&body=B` answers that status with body B (none for 204) and
-/// Content-Type T (no Content-Type without `type`).
+/// Content-Type T (no Content-Type without `type`); `GET /gzip/<name>` serves the file
+/// gzip-encoded (stored blocks: the encoded body is larger than the file) with
+/// `Content-Encoding: gzip` and the encoded Content-Length, as nginx's gzip_static does, and
+/// relative names resolve under /gzip/ too; `GET /gzip-bomb?bytes=N` is N zero bytes gzipped
+/// (a few KiB on the wire).
 /// Started through the one process runner; stopped by `stop()` or when its stdin closes.
 public final class RecordingServer: Sendable {
     public struct Request: Decodable, Equatable, Sendable {
@@ -24,7 +28,7 @@ public final class RecordingServer: Sendable {
     private let folder: TemporaryDirectory
 
     static let script = #"""
-        import http.server, json, os, sys, threading, time, urllib.parse
+        import gzip, http.server, json, os, sys, threading, time, urllib.parse
         root = sys.argv[1]
         seen = []
         lock = threading.Lock()
@@ -50,6 +54,25 @@ public final class RecordingServer: Sendable {
                 if self.path == "/stall":
                     time.sleep(30)
                     self.close_connection = True
+                    return
+                if self.path.startswith("/gzip/") or self.path.startswith("/gzip-bomb?"):
+                    url = urllib.parse.urlsplit(self.path)
+                    if url.path == "/gzip-bomb":
+                        size = int(urllib.parse.parse_qs(url.query)["bytes"][0])
+                        body = gzip.compress(b"\0" * size, compresslevel=9)
+                    else:
+                        file = os.path.realpath(os.path.join(root, urllib.parse.unquote(url.path[len("/gzip/"):])))
+                        if not file.startswith(os.path.realpath(root) + os.sep) or not os.path.isfile(file):
+                            self.send_error(404)
+                            return
+                        with open(file, "rb") as f:
+                            body = gzip.compress(f.read(), compresslevel=0)
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Encoding", "gzip")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
                     return
                 if self.path.startswith("/reply/"):
                     url = urllib.parse.urlsplit(self.path)

@@ -12,7 +12,8 @@ extension HTTPTransport {
     ///   for the next bytes of the body (→ `HTTPError.timedOut`).
     /// - The whole exchange (redirects, headers and body) is bounded too, by ten times
     ///   `request.timeout`, so a body that keeps dribbling cannot hold the sync forever.
-    /// - `request.maximumBytes` is enforced up front (Content-Length) and while reading.
+    /// - `request.maximumBytes` caps the body as handed over (decoded, for a gzip body): up front
+    ///   by Content-Length when the body is not encoded, and always while reading.
     /// - Redirects follow `request.maximumRedirects` and `RedirectRule`; Authorization and
     ///   Cookie are dropped on a redirect to another origin.
     public static let live: HTTPTransport = urlSession()
@@ -275,7 +276,10 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                 return
             }
         }
-        if http.expectedContentLength > Int64(request.maximumBytes) {
+        // Up front only for an identity body: an encoded one's Content-Length is its encoded
+        // size, larger than the decoded bytes for a small gzip file (nginx's gzip_static sends
+        // one), and the decoded bytes are what the limit caps, as they arrive (a gzip bomb too).
+        if Self.isIdentityEncoded(http), http.expectedContentLength > Int64(request.maximumBytes) {
             fail(.tooLarge(url: http.url ?? approved, limit: request.maximumBytes))
             completionHandler(.cancel)
             return
@@ -423,8 +427,15 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         let status = response.statusCode
         guard response.expectedContentLength >= 0, !(100..<200).contains(status), status != 204, status != 304
         else { return nil }
-        if let encoding = header("content-encoding", of: response), encoding.lowercased() != "identity" { return nil }
+        guard isIdentityEncoded(response) else { return nil }
         return Int(exactly: response.expectedContentLength)
+    }
+
+    /// Whether the body comes as sent, so Content-Length counts the bytes handed over: no
+    /// Content-Encoding, or `identity`.
+    private static func isIdentityEncoded(_ response: HTTPURLResponse) -> Bool {
+        guard let encoding = header("content-encoding", of: response) else { return true }
+        return encoding.trimmingCharacters(in: .whitespaces).lowercased() == "identity"
     }
 
     /// A response header by case-insensitive name.
