@@ -148,6 +148,36 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
         InvalidFeed(
             "bad base64", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "!!!"}]}"#,
             [("images[0].data", "is not valid base64")], total: 1),
+        // Strict base64: characters outside the alphabet were dropped (`.ignoreUnknownCharacters`),
+        // so "@@@!" and "" stored a 0-byte image and "iVBO!!Rw0KGgo=" other bytes.
+        InvalidFeed(
+            "base64 with characters outside the alphabet",
+            #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "iVBO!!Rw0KGgo="}]}"#,
+            [
+                ("images[0].data", "'!' at character 5 is not in the standard alphabet"),
+                ("images[0].data", "https://example.com/a.png"),
+            ],
+            total: 1),
+        InvalidFeed(
+            "base64 of nothing but unknown characters",
+            #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "@@@!"}]}"#,
+            [("images[0].data", "'@' at character 1")], total: 1),
+        InvalidFeed(
+            "empty image data", #"{"version": 1, "images": [{"url": "img/a.png", "data": ""}]}"#,
+            [("images[0].data", "is empty: an image has at least one byte"), ("images[0].data", "img/a.png")], total: 1),
+        InvalidFeed(
+            "URL-safe base64", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "a-_b"}]}"#,
+            [("images[0].data", "'-' at character 2")], total: 1),
+        InvalidFeed(
+            "base64 with a space", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "QU JD"}]}"#,
+            [("images[0].data", "U+0020 at character 3")], total: 1),
+        InvalidFeed(
+            "unpadded base64", #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "QUI"}]}"#,
+            [("images[0].data", "not a multiple of 4")], total: 1),
+        InvalidFeed(
+            "base64 going on after its padding",
+            #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "QQ==QUJD"}]}"#,
+            [("images[0].data", "character 5 follows '=' padding")], total: 1),
         InvalidFeed(
             "image with another scheme", #"{"version": 1, "images": [{"url": "ftp://example.com/a.png"}]}"#,
             [("images[0].url", "must be an http(s) URL or relative to the feed")], total: 1),
@@ -511,6 +541,17 @@ struct FeedValidationBehaviourTests {
     @Test func duplicateKeysAreKeptForTheValidator() throws {
         let value = try JSONParser.parse(Data(#"{"a": 1, "a": 2}"#.utf8))
         #expect(value == .object([JSONMember("a", .number("1")), JSONMember("a", .number("2"))]))
+    }
+
+    /// Tools wrap base64 at 76 characters: CR and LF are skipped, nothing else.
+    @Test func imageDataMayBeWrapped() async throws {
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write(
+                "feed.json",
+                #"{"version": 1, "images": [{"url": "https://example.com/a.png", "data": "QUJD\r\nREVG\nRw==\n"}]}"#)
+            _ = try await store.sync(from: source)
+            #expect(try await store.images.get("https://example.com/a.png")?.data == Data("ABCDEFG".utf8))
+        }
     }
 
     @Test func aRemotePageCannotNameAFileImage() throws {

@@ -49,8 +49,13 @@ struct ImageKind: RecordKindHandler {
         switch fields.member("data") {
         case nil, .null?: break
         case .string(let base64)?:
-            data = Data(base64Encoded: base64, options: .ignoreUnknownCharacters)
-            if data == nil { fields.problem("data", "is not valid base64") }
+            switch StrictBase64.decode(base64) {
+            case .success(let bytes): data = bytes
+            case .failure(let refusal):
+                var url = fields.key
+                if url.isEmpty, case .string(let text)? = fields.member("url") { url = text }
+                fields.problem("data", "\(refusal) (the image \(FeedFields.quote(url)))")
+            }
         case let other?: fields.problem("data", "expected a base64 string, found \(other.typeDescription)")
         }
         let contentType = fields.optionalString("contentType")
