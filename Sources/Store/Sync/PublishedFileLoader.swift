@@ -42,8 +42,19 @@ struct PublishedFileLoader: Sendable {
     /// Fetches `file` (a download goes into `spool`), then checks its size against the
     /// manifest's before reading it, and its SHA-256 reading it in chunks.
     func load(_ file: PublishedManifest.File, spool: SpoolFolder) async throws -> Loaded {
-        // The name was checked to be a plain file name: it stays in the manifest's folder.
-        let url = manifestURL.deletingLastPathComponent().appendingPathComponent(file.name)
+        // The name was checked to be a plain file name: it stays in the manifest's folder. A
+        // local manifest's folder follows the rule of a version-1 feed's first page: one read
+        // from stdin (or another pipe or device) has none. Its files were looked for in /dev.
+        let folder =
+            source.url.isFileURL ? LocalImagePath.folder(ofFirstPage: manifestURL) : manifestURL.deletingLastPathComponent()
+        if folder == LocalImagePath.none {
+            throw ManifestError(
+                source: manifestURL.path, path: file.name,
+                message:
+                    "a manifest read from stdin (or another pipe or device) has no folder, so the files it names "
+                    + "cannot be read; refused: sync the published folder, or its manifest.json by path")
+        }
+        let url = folder.appendingPathComponent(file.name)
         let name = source.url.isFileURL ? url.path : url.redacted
         func mismatch(_ message: String) -> ManifestError { ManifestError(source: name, path: "", message: message) }
         let path: String
@@ -52,7 +63,7 @@ struct PublishedFileLoader: Sendable {
             // A regular file inside the manifest's folder, symbolic links resolved: a link in the
             // folder to a file elsewhere is not read, nor a FIFO or a device.
             do {
-                path = try LocalImagePath.realPathInside(url, folder: manifestURL.deletingLastPathComponent())
+                path = try LocalImagePath.realPathInside(url, folder: folder)
             } catch let error as FeedSourceError {
                 if case .unreadable(_, let reason) = error, reason.hasPrefix("No such file") {
                     throw mismatch("missing: the manifest names this file but it cannot be read")
