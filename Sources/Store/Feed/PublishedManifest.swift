@@ -246,7 +246,9 @@ struct PublishedManifest: Sendable, Equatable {
     }
 }
 
-/// A manifest, or a file it names, that cannot be used: the sync fails and the store is unchanged.
+/// A manifest, or a file it names, that cannot be used: the sync fails and its records are
+/// unchanged. The store is unchanged too (but for the failed sync's history row), except when
+/// `cursorMarkedSuspect` says otherwise.
 public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The manifest's or the file's location: a path or a URL.
     public let source: String
@@ -254,6 +256,16 @@ public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible
     public let path: String
     /// What is wrong, in words.
     public let message: String
+    /// True for a manifest older than the store's cursor (refused): the source's cursor was
+    /// marked suspect, so that its next sync reads the snapshot. Nothing else was written.
+    public let cursorMarkedSuspect: Bool
+
+    init(source: String, path: String, message: String, cursorMarkedSuspect: Bool = false) {
+        self.source = source
+        self.path = path
+        self.message = message
+        self.cursorMarkedSuspect = cursorMarkedSuspect
+    }
 
     public var description: String { path.isEmpty ? "\(source): \(message)" : "\(source): \(path): \(message)" }
 }

@@ -32,7 +32,11 @@ extension Store {
                 message:
                     "is \(manifest.head), behind this store's cursor (\(cursor.sequence)) in the same generation: "
                     + "an older copy of manifest.json (a cache: serve it with Cache-Control: no-cache), or a folder "
-                    + "restored from a backup; nothing was applied (sync with --force to read its snapshot)")
+                    + "restored from a backup; no record was applied"
+                    + (options.dryRun
+                        ? "" : ", and the cursor is marked suspect, so the next sync from this source reads the snapshot")
+                    + " (sync with --force to read this manifest's snapshot now)",
+                cursorMarkedSuspect: !options.dryRun)
         }
 
         // Which files: the segments after the cursor, or the snapshot and what follows it.

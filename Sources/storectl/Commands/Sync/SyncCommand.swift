@@ -10,7 +10,8 @@ struct SyncRunCommand: AsyncParsableCommand {
         abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL.",
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
-            (invalid feed, network, disk); 3 the records were applied but some images were not stored \
+            (invalid feed, network, disk; a manifest older than the last one synced also marks the \
+            source's cursor suspect, and says so); 3 the records were applied but some images were not stored \
             (failed to download, or larger than the whole image budget; retried next sync), or the \
             sync's last bookkeeping write failed (a full disk; the next sync reads the feed again); 64 bad \
             arguments; 130 (SIGINT, Ctrl-C) or 143 (SIGTERM) interrupted: the store is unchanged, or, \
@@ -103,7 +104,12 @@ struct SyncRunCommand: AsyncParsableCommand {
                     if SyncOptions.isSizeLimit(error) {
                         reason = "\(reason)\n(the limit is --max-bytes, \(options.maximumBytes) bytes)"
                     }
-                    throw CLIError("sync from \(source) into \(path) failed; the store is unchanged:\n\(reason)")
+                    // A stale manifest is refused with one write: its cursor marked suspect.
+                    let kept =
+                        (error as? ManifestError)?.cursorMarkedSuspect == true
+                        ? "its records are unchanged, but the source's cursor is marked suspect, so the next sync reads the snapshot"
+                        : "the store is unchanged"
+                    throw CLIError("sync from \(source) into \(path) failed; \(kept):\n\(reason)")
                 }
             }
         } catch {
