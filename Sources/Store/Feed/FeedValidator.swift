@@ -38,6 +38,10 @@ struct FeedValidator {
     /// Whether `version` 2 is accepted: set for the segments of a published feed (a manifest), never
     /// for a version-1 feed.
     var acceptsSegments = false
+    /// Set for the files of a published feed (snapshot pages and segments): why a `next` there is
+    /// refused. The manifest lists every file; a `next` was silently not followed, and the
+    /// records of the page it named were missing.
+    var nextRefusal: String?
 
     /// `kinds`: the kinds the feed may hold (`RecordKinds.handlers(registering:)`). `keysInMemory`:
     /// how many keys are remembered in memory before the rest go to a temporary database on disk
@@ -165,7 +169,8 @@ struct FeedValidator {
                         }
                     case "next":
                         switch try parser.readValue() {
-                        case .null, .string: break
+                        case .null: break
+                        case .string: if let nextRefusal { problem("next", nextRefusal) }
                         case let value: problem("next", "expected a string (a URL), found \(value.typeDescription)")
                         }
                     default:

@@ -141,6 +141,7 @@ extension Store {
                 let recordCount = try FeedPipeline.run(into: &reconciler) { sink in
                     var recordCount = 0
                     var validator = FeedValidator(kinds: kinds)
+                    validator.nextRefusal = Self.snapshotNextRefusal
                     sink.superseded = superseded
                     for (file, isSegment) in pages {
                         if isSegment {
@@ -148,6 +149,7 @@ extension Store {
                             recordCount += validator.recordCount
                             validator = FeedValidator(kinds: kinds)
                             validator.acceptsSegments = true
+                            validator.nextRefusal = Self.segmentNextRefusal
                             sink.group += 1
                         }
                         try validator.add(
@@ -186,6 +188,11 @@ extension Store {
             // the snapshot names would not be retried from the cursor the sync started at).
             cursor: (newCursor, fullSync ? nil : expectedCursor))
     }
+
+    /// Why a published file's `next` is refused: it was not followed, and the records of the
+    /// page it named were silently missing.
+    static let snapshotNextRefusal = "a snapshot page has no next: the manifest lists every file of the snapshot"
+    static let segmentNextRefusal = "a segment has no next: the manifest lists every segment"
 
     /// Thrown out of a manifest sync's write when another sync of the source has applied the
     /// same head meanwhile (rolled back: nothing of this one is kept).
