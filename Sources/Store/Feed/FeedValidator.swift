@@ -104,6 +104,20 @@ struct FeedValidator {
         pageNames.append(source)
         let page = Int32(pageNames.count - 1)
         var sinkError: (any Error)?
+        // A page of a newer version than this client reads: that alone is said (its other
+        // members may follow rules this client does not know).
+        var newerVersion: String?
+        let (problemsBefore, countBefore) = (problems.count, problemCount)
+        defer {
+            if let newerVersion {
+                problems.removeSubrange(problemsBefore...)
+                problemCount = countBefore
+                problem(
+                    "version",
+                    "is \(newerVersion.prefix(40)), a newer feed version than this client reads (feed versions 1 and 2); "
+                        + "update the client (storectl or the app) to read it")
+            }
+        }
         do {
             try read { parser in
                 guard parser.nextKind == .object else {
@@ -128,6 +142,7 @@ struct FeedValidator {
                         // A published feed's segment: version-1 members plus `generation`,
                         // `from` and `to`, which the manifest sync checks.
                         case .number("2") where acceptsSegments: break
+                        case .number(let text) where Self.isNewerVersion(text): newerVersion = text
                         case let value:
                             problem(
                                 "version",
@@ -189,6 +204,12 @@ struct FeedValidator {
         } catch let error as JSONParseError {
             problem("", "not valid JSON: \(error)")
         }
+    }
+
+    /// Whether a `version` number is an integer above 2 (written without fraction or exponent).
+    private static func isNewerVersion(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return false }
+        return text.utf8.count > 1 ? text.utf8.first != UInt8(ascii: "0") : text > "2"
     }
 
     /// Stops the read when the sink fails (a disk error, say): its error is rethrown as is.

@@ -77,6 +77,17 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
             #"{"version": 1, "extra": "# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}",
             [("", "nesting is deeper than 256 levels")], total: 1),
         InvalidFeed("version 2", #"{"version": 2}"#, [("version", "must be 1, found the number 2")], total: 1),
+        // A newer version is said as such, alone: it used to read "must be 1" (and a manifest of
+        // version 3 was read as a version-1 page).
+        InvalidFeed(
+            "a manifest of a newer version",
+            #"{"version": 3, "generation": "g", "head": 1, "snapshot": {"sequence": 1, "files": []}, "segments": []}"#,
+            [("version", "is 3, a newer feed version than this client reads (feed versions 1 and 2)")], total: 1),
+        InvalidFeed(
+            "a page of a newer version whose records follow other rules",
+            #"{"frameworks": [{"id": 7}], "version": 12345678901234567890123, "orders": {}}"#,
+            [("version", "is 12345678901234567890123, a newer feed version")], total: 1),
+        InvalidFeed("version 0", #"{"version": 0}"#, [("version", "must be 1, found the number 0")], total: 1),
         InvalidFeed("version \"1\"", #"{"version": "1"}"#, [("version", "must be 1, found the string '1'")], total: 1),
         InvalidFeed("version 1.0", #"{"version": 1.0}"#, [("version", "must be 1")], total: 1),
         InvalidFeed("version missing", #"{"frameworks": []}"#, [("version", "is required")], total: 1),
