@@ -45,6 +45,12 @@ public struct FeedFields {
     /// Whether the object has a member `name` (null included).
     public func has(_ name: String) -> Bool { position(of: name) != nil }
 
+    /// Whether the object has a member `name` that is not null: an optional field given.
+    func hasValue(_ name: String) -> Bool {
+        guard let found = position(of: name) else { return false }
+        return members[found].value != .null
+    }
+
     /// Reports a problem with field `name` (or with the whole object when `name` is empty).
     public mutating func problem(_ name: String, _ message: String) {
         let path = path
@@ -100,6 +106,7 @@ public struct FeedFields {
         switch member(name) {
         case nil:
             if required { problem(name, "is required (an integer of at least \(minimum))") }
+        case .null? where !required: break
         case .number(let text)?:
             let number = Int(text)
             if let number, number >= minimum, number <= maximum { return number }

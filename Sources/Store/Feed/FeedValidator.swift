@@ -151,7 +151,9 @@ struct FeedValidator {
                         }
                     case _ where kinds.contains(where: { $0.kind.plural == name }):
                         guard parser.nextKind == .array else {
-                            problem(name, "expected an array, found \(try parser.readValue().typeDescription)")
+                            // null means absent, as for every optional member: nothing of that kind.
+                            let value = try parser.readValue()
+                            if value != .null { problem(name, "expected an array, found \(value.typeDescription)") }
                             return
                         }
                         let slot = kinds.firstIndex { $0.kind.plural == name }!

@@ -272,6 +272,27 @@ struct FeedValidationBehaviourTests {
         }
     }
 
+    /// null is absent for every optional member: it was for `notes`, `contentType`, `data`,
+    /// `deleted` and `next`, and refused for `quantity` and a kind's array.
+    @Test func nullIsAbsentForEveryOptionalMember() async throws {
+        try await withBehaviourStore { store, folder in
+            let source = try folder.write(
+                "feed.json",
+                #"""
+                {"version": 1, "frameworks": null, "images": null,
+                 "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z",
+                             "items": [{"itemName": "Milk", "price": 2.49, "aisle": 3, "quantity": null}]}],
+                 "events": [{"id": "e", "title": "t", "date": "2026-06-08", "notes": null}],
+                 "deleted": {"frameworks": null, "events": []}, "next": null}
+                """#)
+            let report = try await store.sync(from: source)
+            #expect(report.orders == counts(inserted: 1))
+            #expect(report.events == counts(inserted: 1))
+            #expect(try await store.orders.find("o")?.items.first?.quantity == 1)
+            #expect(try await store.events.find("e")?.notes == nil)
+        }
+    }
+
     /// An ignored member is read as strictly as any (malformed JSON inside it fails the page),
     /// without being built: an 80 MB one took 850 MB and half a minute that no cancellation
     /// could interrupt (the cancellation review).

@@ -93,7 +93,8 @@ extension OrderItem {
         case let other?: fields.problem("price", "expected a number, found \(FeedFields.describe(other))")
         }
         let aisle = fields.integer("aisle", minimum: 0, required: true)
-        let hasQuantity = fields.has("quantity")
+        // null means absent: one of the item.
+        let hasQuantity = fields.hasValue("quantity")
         let quantity = fields.integer("quantity", minimum: 1, maximum: OrderItem.maximumQuantity, required: false)
         guard let name, let price, let aisle else { return nil }
         if hasQuantity && quantity == nil { return nil }
