@@ -89,6 +89,32 @@ struct PublishedFileRulesTests {
         }
     }
 
+    /// Readers disagree on which of two same-named members counts (this one took the first):
+    /// refused, as in a feed page.
+    @Test(
+        "a manifest that names a member twice is refused, naming it, the store unchanged",
+        arguments: [("", #""head": 1, "head": 2"#), ("snapshot.files[0]", #""size": 0, "size": 0"#)])
+    func duplicateManifestMembersAreRefused(_ path: String, _ members: String) async throws {
+        try await Self.withFolder { store, folder in
+            let page = try folder.file("page-1.json", #"{"version": 1, "events": [\#(Self.event("a"))]}"#)
+            let entry = path.isEmpty ? page : page + ", " + members
+            let text = #"""
+                {"version": 2, "generation": "g1", \#(path.isEmpty ? members : #""head": 1"#),
+                 "snapshot": {"sequence": 1, "files": [{\#(entry)}]}, "segments": []}
+                """#
+            let manifest = folder.url.appendingPathComponent(PublishedManifest.fileName)
+            try Data(text.utf8).write(to: manifest)
+            let before = try await store.exportFeed()
+            let error = await #expect(throws: ManifestError.self) {
+                _ = try await store.sync(from: try FeedSource(manifest.path))
+            }
+            #expect(error?.path == path, "\(String(describing: error))")
+            #expect(error?.message.contains("appears more than once") == true, "\(String(describing: error))")
+            #expect(try await store.exportFeed() == before)
+            #expect(try await store.events.find("a") == nil)
+        }
+    }
+
     @Test("a null next in a published file is absent, as null is for every optional member")
     func nullNextIsAbsent() async throws {
         try await Self.withFolder { store, folder in

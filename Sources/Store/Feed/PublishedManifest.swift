@@ -122,6 +122,17 @@ struct PublishedManifest: Sendable, Equatable {
             throw fail("", "not valid JSON: \(error)")
         }
         guard case .object = root else { throw fail("", "expected an object, found \(root.typeDescription)") }
+        // A member named twice is refused, as in a feed page: readers disagree on which one
+        // counts (this one took the first, many take the last).
+        func checkDuplicates(_ value: JSONValue?, _ path: String) throws {
+            guard case .object(let members)? = value else { return }
+            var seen = Set<ExactKey>()
+            for member in members where !seen.insert(ExactKey(member.key)).inserted {
+                throw fail(path, "the member '\(member.key.prefix(60))' appears more than once")
+            }
+        }
+        try checkDuplicates(root, "")
+        try checkDuplicates(root["snapshot"], "snapshot")
         func integer(_ value: JSONValue?, _ path: String, minimum: Int = 0, maximum: Int = maximumSequence) throws -> Int {
             guard let value else { throw fail(path, "is required") }
             guard case .number(let text) = value, let number = Int(text) else {
@@ -142,6 +153,7 @@ struct PublishedManifest: Sendable, Equatable {
         }
         func file(_ value: JSONValue, _ path: String) throws -> File {
             guard case .object = value else { throw fail(path, "expected an object, found \(value.typeDescription)") }
+            try checkDuplicates(value, path)
             let name = try string(value["name"], path + ".name")
             if let reason = refusal(ofName: name) { throw fail(path + ".name", "'\(name)' \(reason)") }
             let size = try integer(value["size"], path + ".size", maximum: maximumSequence)
