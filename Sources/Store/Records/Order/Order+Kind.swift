@@ -88,7 +88,9 @@ extension OrderItem {
             case .cents, .tooLarge:
                 fields.problem("price", "\(text.prefix(40)) is too large: at most \(Money.maximum)")
             case .invalid:
-                fields.problem("price", "\(text) is not an amount of money: at least 0, at most 2 fraction digits")
+                // Clipped as every number a problem names is: the whole text could be megabytes,
+                // and the message goes to stderr and into the sync history.
+                fields.problem("price", "\(text.prefix(40)) is not an amount of money: at least 0, at most 2 fraction digits")
             }
         case let other?: fields.problem("price", "expected a number, found \(FeedFields.describe(other))")
         }
