@@ -80,6 +80,57 @@ struct MoneyTests {
         #expect(try JSONDecoder().decode([Money].self, from: try JSONEncoder().encode(amounts)) == amounts)
     }
 
+    /// `Int64.min` cents encoded as -92233720368547758.08, then failed to decode ("more cents
+    /// than 64 bits hold"): its magnitude is one more than `Int64.max`.
+    @Test func decodesEveryInt64OfCentsIncludingTheMinimum() throws {
+        let amounts = [Money(minorUnits: .min), Money(minorUnits: .min + 1), Money(minorUnits: .max)]
+        let data = try JSONEncoder().encode(amounts)
+        #expect(String(decoding: data, as: UTF8.self).contains("-92233720368547758.08"))
+        #expect(try JSONDecoder().decode([Money].self, from: data) == amounts)
+        // One cent past either end is still too large; the text form stays non-negative only.
+        for json in ["-92233720368547758.09", "92233720368547758.08"] {
+            #expect(throws: DecodingError.self, "\(json)") { try JSONDecoder().decode(Money.self, from: Data(json.utf8)) }
+        }
+        #expect(Money("92233720368547758.08") == nil)
+        #expect(Money.parseAmount("-92233720368547758.08") == .invalid)
+    }
+
+    /// Too large or finer than a cent was decided from the exponent's sign once it reached 1000:
+    /// 10^-501 was "too large", 10^500 "at most 2 fraction digits". The value decides.
+    @Test func anExponentOfAThousandOrMoreIsJudgedByTheValue() {
+        let zeros = String(repeating: "0", count: 1_500)
+        #expect(Money.parseAmount("0.\(zeros)1e1000") == .invalid) // 10^-501
+        #expect(Money.parseAmount("1\(zeros)e-1000") == .tooLarge) // 10^500
+        #expect(Money.parseAmount("1\(zeros)e-1498") == .cents(10_000)) // 100
+        #expect(Money.parseAmount("0.\(zeros)1e1503") == .cents(10_000)) // 100
+        #expect(Money.parseAmount("0.\(zeros)1e1499") == .cents(1)) // 0.01
+        #expect(Money.parseAmount("0.\(zeros)1e1498") == .invalid) // 0.001
+        #expect(Money.parseAmount("1e99999999999999999999999") == .tooLarge)
+        #expect(Money.parseAmount("1e-99999999999999999999999") == .invalid)
+        #expect(Money.parseAmount("0e99999999999999999999999") == .cents(0))
+    }
+
+    /// The feed's messages for such prices say what they are, and stay short.
+    @Test func aFeedNamesAFarShiftedPriceForWhatItIs() throws {
+        let zeros = String(repeating: "0", count: 1_500)
+        let item = { (price: String) in #"{"itemName":"a","price":\#(price),"aisle":1}"# }
+        let feed =
+            #"{"version":1,"orders":[{"id":"o","placedAt":"2026-01-01T00:00:00Z","items":["#
+            + item("0.\(zeros)1e1000") + "," + item("1\(zeros)e-1000") + "]}]}"
+        do {
+            _ = try Feed.decode(Data(feed.utf8))
+            Issue.record("decoded")
+        } catch let error as FeedValidationError {
+            let problems = error.problems.map { "\($0.path): \($0.message)" }
+            #expect(problems.count == 2, "\(problems)")
+            #expect(problems.first?.hasPrefix("orders[0].items[0].price: ") == true, "\(problems)")
+            #expect(problems.first?.contains("is not an amount of money") == true, "\(problems)")
+            #expect(problems.last?.hasPrefix("orders[0].items[1].price: ") == true, "\(problems)")
+            #expect(problems.last?.contains("is too large") == true, "\(problems)")
+            #expect(problems.allSatisfy { $0.utf8.count < 200 }, "\(problems)")
+        }
+    }
+
     @Test(arguments: ["[0.125]", "[-0.125]", "[\"2.49\"]"])
     func refusesToDecodeAnythingButAnAmountInWholeCents(json: String) {
         #expect(throws: DecodingError.self) {

@@ -123,24 +123,54 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
             guard case .cents(0) = parseMagnitude(Substring(text).utf8.dropFirst()) else { return .invalid }
             return .cents(0)
         }
-        return parseMagnitude(Substring(text).utf8[...])
+        switch parseMagnitude(Substring(text).utf8[...]) {
+        case .cents(let cents): return cents <= UInt64(Int64.max) ? .cents(Int64(cents)) : .tooLarge
+        case .tooLarge: return .tooLarge
+        case .invalid: return .invalid
+        }
     }
 
-    /// `parseAnyAmount` without a sign.
-    private static func parseMagnitude(_ utf8: Substring.UTF8View) -> ParsedAmount {
+    /// The cents of a decimal with an optional minus sign: any `Int64`, `Int64.min` included
+    /// (its magnitude is one more than `Int64.max`). What `Codable` reads.
+    static func parseSignedCents(_ text: String) -> ParsedAmount {
+        let negative = text.utf8.first == UInt8(ascii: "-")
+        switch parseMagnitude(negative ? Substring(text).utf8.dropFirst() : Substring(text).utf8[...]) {
+        case .cents(let cents) where negative:
+            return cents <= Int64.min.magnitude ? .cents(Int64(truncatingIfNeeded: 0 &- cents)) : .tooLarge
+        case .cents(let cents): return cents <= UInt64(Int64.max) ? .cents(Int64(cents)) : .tooLarge
+        case .tooLarge: return .tooLarge
+        case .invalid: return .invalid
+        }
+    }
+
+    /// An amount without its sign, before the sign decides what fits in `Int64`.
+    private enum Magnitude {
+        case cents(UInt64)
+        /// Whole cents, more than `UInt64` holds.
+        case tooLarge
+        /// Not a decimal in whole cents.
+        case invalid
+    }
+
+    /// `parseAnyAmount` without a sign. Too large or not in whole cents is decided from the
+    /// value the digits and the exponent make together, not from the exponent's sign:
+    /// `0.<1500 zeros>1e1000` is 10^-501 (not whole cents), `1<1500 zeros>e-1000` is 10^500 (too
+    /// large). A number both too large and finer than a cent is not whole cents.
+    private static func parseMagnitude(_ utf8: Substring.UTF8View) -> Magnitude {
         guard !utf8.isEmpty else { return .invalid }
-        var integerDigits: [UInt8] = []
-        var fractionDigits: [UInt8] = []
+        var digits: [UInt8] = [] // the integer digits, then the fraction digits
+        var integerCount = 0
+        var seenPoint = false
         var exponent = 0
-        var part = 0 // 0 integer, 1 fraction
         var index = utf8.startIndex
-        while index != utf8.endIndex {
+        scan: while index != utf8.endIndex {
             let byte = utf8[index]
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                if part == 0 { integerDigits.append(byte - 48) } else { fractionDigits.append(byte - 48) }
-            case UInt8(ascii: ".") where part == 0:
-                part = 1
+                digits.append(byte - 48)
+                if !seenPoint { integerCount += 1 }
+            case UInt8(ascii: ".") where !seenPoint:
+                seenPoint = true
             case UInt8(ascii: "e"), UInt8(ascii: "E"):
                 // One sign at most, then digits: Int("+2") after a dropped "+" let "1e++2" through.
                 var rest = utf8[utf8.index(after: index)...]
@@ -149,36 +179,35 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
                 guard !rest.isEmpty, rest.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
                     return .invalid
                 }
-                let magnitude = Int(String(decoding: rest, as: UTF8.self)) ?? Int.max
-                let value = negative ? -magnitude : magnitude
-                // Zero is zero however far shifted (0e1000); 1e999 is an amount, only far too
-                // large, and so is any nonzero digit shifted that far.
-                let zero = !(integerDigits + fractionDigits).contains(where: { $0 != 0 })
-                guard abs(value) < 1000 || zero else { return value > 0 ? .tooLarge : .invalid }
-                if zero, !(integerDigits.isEmpty && fractionDigits.isEmpty) { return .cents(0) }
-                exponent = value
-                index = utf8.endIndex
-                continue
+                // Held at 2^60 once past 2^56 (no text has that many digits), so the places
+                // below cannot overflow; such an exponent is far out of bounds either way.
+                var magnitude = 0
+                for byte in rest { magnitude = magnitude < 1 << 56 ? magnitude * 10 + Int(byte - 48) : 1 << 60 }
+                exponent = negative ? -magnitude : magnitude
+                break scan
             default:
                 return .invalid
             }
             index = utf8.index(after: index)
         }
-        guard !integerDigits.isEmpty || !fractionDigits.isEmpty else { return .invalid }
-        // Shift the decimal point by the exponent, then require at most two fraction digits.
-        var digits = integerDigits + fractionDigits
-        var pointPosition = integerDigits.count + exponent
-        while pointPosition > digits.count { digits.append(0) }
-        while pointPosition < 0 { digits.insert(0, at: 0); pointPosition += 1 }
-        let fraction = digits[pointPosition...].reversed().drop(while: { $0 == 0 })
-        guard fraction.count <= 2 else { return .invalid }
-        var cents: Int64 = 0
-        let wanted =
-            Array(digits[..<pointPosition]) + Array(digits[pointPosition...].prefix(2))
-            + Array(repeating: 0, count: max(0, 2 - (digits.count - pointPosition)))
-        for digit in wanted {
+        guard !digits.isEmpty else { return .invalid }
+        // Zero is zero however far shifted (0e1000, 0.00e-99999).
+        guard let first = digits.firstIndex(where: { $0 != 0 }), let last = digits.lastIndex(where: { $0 != 0 }) else {
+            return .cents(0)
+        }
+        // `digits[i]` counts 10^(integerCount - 1 - i + exponent).
+        let highest = integerCount - 1 - first + exponent
+        let lowest = integerCount - 1 - last + exponent
+        // A nonzero digit below the cents.
+        guard lowest >= -2 else { return .invalid }
+        // 10^19 is 10^21 cents, past 64 bits; below it, the overflow checks decide.
+        guard highest <= 18 else { return .tooLarge }
+        var cents: UInt64 = 0
+        for place in stride(from: highest, through: -2, by: -1) {
+            let position = integerCount - 1 - place + exponent
+            let digit = position <= last ? UInt64(digits[position]) : 0
             let (shifted, overflow1) = cents.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(Int64(digit))
+            let (sum, overflow2) = shifted.addingReportingOverflow(digit)
             guard !overflow1, !overflow2 else { return .tooLarge }
             cents = sum
         }
@@ -190,7 +219,8 @@ extension Money: Codable {
     /// Encoded as a JSON number with the exact value (`2.49`), decoded from one; a number with
     /// more than two fraction digits, or beyond what 64-bit cents hold, is a decoding error.
     /// Reads what `encode(to:)` writes: a number with at most 2 fraction digits, negative
-    /// included (`Money(minorUnits: -5)` encoded, then failed to decode).
+    /// included (`Money(minorUnits: -5)` encoded, then failed to decode), and every `Int64` of
+    /// cents, `Int64.min` (`-92233720368547758.08`) too.
     ///
     /// A decoder hands over a `Decimal`, not the number's text, and Foundation's `JSONDecoder`
     /// keeps 38 significant digits: a longer number (`0.1000000000000000000000000000000000000000001`)
@@ -200,9 +230,8 @@ extension Money: Codable {
         let container = try decoder.singleValueContainer()
         let decimal = try container.decode(Decimal.self)
         let text = NSDecimalNumber(decimal: decimal).stringValue
-        let negative = text.hasPrefix("-")
-        switch Money.parseAmount(negative ? String(text.dropFirst()) : text) {
-        case .cents(let cents): self = Money(minorUnits: negative ? -cents : cents)
+        switch Money.parseSignedCents(text) {
+        case .cents(let cents): self = Money(minorUnits: cents)
         case .tooLarge:
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "\(text) is not an amount of money: more cents than 64 bits hold")
