@@ -18,6 +18,20 @@ enum CivilCalendar {
         (1...9999).contains(year) && (1...12).contains(month) && day >= 1 && day <= daysInMonth(year: year, month: month)
     }
 
+    /// Why `year`-`month`-`day` is not a day of the calendar, for a message ("2026-02 has 28
+    /// days", "there is no month 13"), or nil if it is one; any year from 0000 to 9999 (the
+    /// proleptic calendar's year 0 is a leap year), so a caller decides about the range itself.
+    static func dayProblem(year: Int, month: Int, day: Int) -> String? {
+        guard (1...12).contains(month) else { return "there is no month \(month < 10 ? "0" : "")\(month)" }
+        guard day >= 1 else { return "days start at 01" }
+        let last = daysInMonth(year: year, month: month)
+        guard day <= last else {
+            let y = String(year)
+            return "\(String(repeating: "0", count: max(0, 4 - y.count)))\(y)-\(month < 10 ? "0" : "")\(month) has \(last) days"
+        }
+        return nil
+    }
+
     /// Days since 1970-01-01 of a valid date.
     static func days(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year

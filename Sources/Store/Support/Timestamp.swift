@@ -6,19 +6,28 @@ package enum Timestamp {
     /// milliseconds since 1970.
     static let range: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
 
-    /// Milliseconds since 1970 of `date`, rounded to the nearest millisecond, and clamped to
-    /// `range` (a date beyond it cannot be written anyway: see `checkedMilliseconds`).
+    /// Milliseconds since 1970 of `date`, rounded to the nearest millisecond (halves up, to the
+    /// later millisecond, as `parse` rounds a text's digits), and clamped to `range` (a date
+    /// beyond it cannot be written anyway: see `checkedMilliseconds`).
     static func milliseconds(_ date: Date) -> Int64 {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        let value = roundedHalfUp(date.timeIntervalSince1970 * 1000)
         guard value.isFinite else { return value < 0 ? range.lowerBound : range.upperBound }
         return Int64(min(max(value, Double(range.lowerBound)), Double(range.upperBound)))
     }
 
-    /// Milliseconds since 1970 of `date`, or nil if it lies outside years 0001 to 9999.
+    /// Milliseconds since 1970 of `date`, rounded as `milliseconds(_:)` rounds, or nil if that
+    /// lies outside years 0001 to 9999.
     static func checkedMilliseconds(_ date: Date) -> Int64? {
-        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        let value = roundedHalfUp(date.timeIntervalSince1970 * 1000)
         guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound) else { return nil }
         return Int64(value)
+    }
+
+    /// The nearest integer, a half up (-0.5 is 0: `rounded()` took halves away from zero, so a
+    /// time before 1970 rounded the other way from its text).
+    private static func roundedHalfUp(_ value: Double) -> Double {
+        let below = value.rounded(.down)
+        return value - below >= 0.5 ? below + 1 : below
     }
 
     static func date(milliseconds: Int64) -> Date {
@@ -40,16 +49,21 @@ package enum Timestamp {
     }
 
     /// Parses an RFC 3339 `date-time` ("2026-11-20T09:30:00Z", "2026-11-20T10:30:00.5+01:00");
-    /// nil if it is not one or names a time that does not exist. Fractions beyond milliseconds
-    /// are truncated.
+    /// nil if it is not one or names a time that does not exist. A fraction finer than
+    /// milliseconds is rounded to the nearest millisecond, a half up (`.0005` is `.001`,
+    /// `59.9995` the next second), as a `Date` is rounded when stored; an instant rounded past
+    /// 9999-12-31T23:59:59.999Z is out of range.
     package static func parse(_ text: String) -> Date? { parseMilliseconds(text).map(date(milliseconds:)) }
 
     /// Why `parse` refused `text`, in words that follow it quoted: "is not an RFC 3339 timestamp
-    /// such as ...", or, for one RFC 3339 allows that a `Date` cannot name, what it names.
+    /// such as ...", or, for a well-formed one, what it names that does not exist or that a
+    /// `Date` cannot name.
     package static func problem(with text: String) -> String {
         switch parseChecked(text) {
         case .leapSecond: "names a leap second (second 60), which the store cannot keep: write the second before or after"
-        case .outOfRange: "is outside years 0001 to 9999 once its offset is applied"
+        case .outOfRange(let how): "is outside years 0001 to 9999\(how)"
+        case .noSuchDay(let reason): "names a day that does not exist (\(reason))"
+        case .noSuchTime: "names a time of day that does not exist (00:00:00 to 23:59:59)"
         case .milliseconds, .invalid: "is not an RFC 3339 timestamp such as 2026-11-20T09:30:00Z"
         }
     }
@@ -61,12 +75,18 @@ package enum Timestamp {
 
     private enum Parsed {
         case milliseconds(Int64)
-        /// Not a `date-time`, or a day or time that does not exist.
+        /// Not a `date-time`.
         case invalid
+        /// A well-formed `date-time` on a day that does not exist (2026-02-29, month 13), and why.
+        case noSuchDay(String)
+        /// A well-formed `date-time` at a time of day that does not exist (24:00:00, 09:60:00).
+        case noSuchTime
         /// A well-formed `date-time` at second 60, which RFC 3339 allows for leap seconds.
         case leapSecond
-        /// A well-formed `date-time` whose instant (in UTC) is outside `range`.
-        case outOfRange
+        /// A well-formed `date-time` whose instant (in UTC, rounded to milliseconds) is outside
+        /// `range`, with what moved it there: " once its offset is applied", " once rounded to
+        /// milliseconds", or nothing (year 0000 in UTC).
+        case outOfRange(String)
     }
 
     private static func parseChecked(_ text: String) -> Parsed {
@@ -87,24 +107,28 @@ package enum Timestamp {
             i += 1
             return true
         }
+        // The shape first; what the numbers name is checked once the whole text is read.
         guard let year = number(4), expect(0x2D), let month = number(2), expect(0x2D), let day = number(2),
             expect(0x54, 0x74, 0x20), let hour = number(2), expect(0x3A), let minute = number(2),
             expect(0x3A), let second = number(2)
         else { return .invalid }
-        guard CivilCalendar.isValid(year: year, month: month, day: day), hour < 24, minute < 60, second <= 60 else {
-            return .invalid
-        }
+        // Milliseconds, rounded half up by the fourth digit (1000 carries into the second).
         var millis = 0
+        var roundedUp = false
         if i < b.count, b[i] == 0x2E {
             i += 1
             var digits = 0
             while i < b.count, (0x30...0x39).contains(b[i]) {
                 if digits < 3 { millis = millis * 10 + Int(b[i] - 0x30) }
+                if digits == 3, b[i] >= 0x35 {
+                    millis += 1
+                    roundedUp = true
+                }
                 digits += 1
                 i += 1
             }
             guard digits > 0 else { return .invalid }
-            for _ in digits..<max(digits, 3) { millis *= 10 }
+            for _ in min(digits, 3)..<3 { millis *= 10 }
         }
         var offsetMinutes = 0
         if expect(0x5A, 0x7A) {
@@ -119,13 +143,20 @@ package enum Timestamp {
             return .invalid
         }
         guard i == b.count else { return .invalid }
+        // Year 0000 is left to the range check: an offset may move it into year 0001
+        // (0000-12-31T23:00:00-01:00 is 0001-01-01T00:00:00Z).
+        if let reason = CivilCalendar.dayProblem(year: year, month: month, day: day) { return .noSuchDay(reason) }
+        guard hour < 24, minute < 60, second <= 60 else { return .noSuchTime }
         if second == 60 { return .leapSecond }
         let days = CivilCalendar.days(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
-        // An offset may move the instant out of years 0001-9999 ("0001-01-01T00:00:00+01:00"):
-        // refused, since it could not be written back.
+        // An offset may move the instant out of years 0001-9999 ("0001-01-01T00:00:00+01:00"),
+        // and rounding may carry it past the last millisecond: refused, since it could not be
+        // written back.
         let total = seconds * 1000 + Int64(millis)
-        return range.contains(total) ? .milliseconds(total) : .outOfRange
+        if range.contains(total) { return .milliseconds(total) }
+        if offsetMinutes != 0 { return .outOfRange(" once its offset is applied") }
+        return .outOfRange(roundedUp && range.contains(total - 1) ? " once rounded to milliseconds" : "")
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {

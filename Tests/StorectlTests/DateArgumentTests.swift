@@ -1,0 +1,35 @@
+import Foundation
+import Store
+import Testing
+
+/// What storectl says about a `--placed-at` it refuses: why, not only "not an RFC 3339
+/// timestamp".
+@Suite(.timeLimit(.minutes(5)))
+struct DateArgumentTests {
+    /// Year 0000 was refused before the offset was applied, though the instant is in range.
+    @Test func aYearZeroTimeWhoseOffsetBringsItIntoYearOneIsTaken() async throws {
+        let cli = try Storectl()
+        expectSuccess(
+            try await cli("orders", "add", "--id", "t", "--placed-at", "0000-12-31T23:00:00-01:00", "--item", "A:1:1"))
+        let shown = expectSuccess(try await cli("orders", "show", "t"))
+        #expect(shown.stdout.contains("placed at 0001-01-01T00:00:00Z"), "\(shown)")
+        expectFailure(
+            try await cli("orders", "add", "--id", "u", "--placed-at", "0000-12-31T23:00:00Z", "--item", "A:1:1"),
+            status: exitUsage, mentioning: ["--placed-at", "is outside years 0001 to 9999"])
+    }
+
+    @Test func aTimeOnADayOrAtAnHourThatDoesNotExistSaysSo() async throws {
+        let cli = try Storectl()
+        expectFailure(
+            try await cli("orders", "add", "--id", "t", "--placed-at", "2026-02-29T00:00:00Z", "--item", "A:1:1"),
+            status: exitUsage,
+            mentioning: ["--placed-at", "'2026-02-29T00:00:00Z'", "names a day that does not exist (2026-02 has 28 days)"])
+        expectFailure(
+            try await cli("orders", "add", "--id", "t", "--placed-at", "2026-11-20T24:00:00Z", "--item", "A:1:1"),
+            status: exitUsage, mentioning: ["--placed-at", "names a time of day that does not exist"])
+        expectSuccess(try await cli("orders", "add", "--id", "t", "--item", "A:1:1"))
+        expectFailure(
+            try await cli("orders", "update", "t", "--placed-at", "2025-02-29T12:00:00+02:00"),
+            status: exitUsage, mentioning: ["--placed-at", "2025-02 has 28 days"])
+    }
+}
