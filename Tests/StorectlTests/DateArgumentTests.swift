@@ -2,8 +2,8 @@ import Foundation
 import Store
 import Testing
 
-/// What storectl says about a `--placed-at` it refuses: why, not only "not an RFC 3339
-/// timestamp".
+/// What storectl says about a `--placed-at` or `--date` it refuses: why, not only "is invalid"
+/// or "not an RFC 3339 timestamp".
 @Suite(.timeLimit(.minutes(5)))
 struct DateArgumentTests {
     /// Year 0000 was refused before the offset was applied, though the instant is in range.
@@ -31,5 +31,30 @@ struct DateArgumentTests {
         expectFailure(
             try await cli("orders", "update", "t", "--placed-at", "2025-02-29T12:00:00+02:00"),
             status: exitUsage, mentioning: ["--placed-at", "2025-02 has 28 days"])
+    }
+
+    /// `events add --date 2025-02-29` said only "is invalid".
+    @Test func aDayThatDoesNotExistSaysWhy() async throws {
+        let cli = try Storectl()
+        for arguments in [
+            ["events", "add", "--id", "e", "--title", "T", "--date", "2025-02-29"],
+            ["events", "list", "--date", "2025-02-29"],
+            ["events", "update", "e", "--date", "2025-02-29"],
+        ] {
+            expectFailure(
+                try await cli.run(arguments), status: exitUsage,
+                mentioning: ["--date", "'2025-02-29'", "that day does not exist (2025-02 has 28 days)"])
+        }
+        expectFailure(
+            try await cli("events", "add", "--id", "e", "--title", "T", "--date", "2025-13-01"), status: exitUsage,
+            mentioning: ["--date", "there is no month 13"])
+        expectFailure(
+            try await cli("events", "add", "--id", "e", "--title", "T", "--date", "0000-01-01"), status: exitUsage,
+            mentioning: ["--date", "years run from 0001 to 9999"])
+        expectFailure(
+            try await cli("events", "add", "--id", "e", "--title", "T", "--date", "2025-2-1"), status: exitUsage,
+            mentioning: ["--date", "is not a calendar date (YYYY-MM-DD)"])
+        #expect(!FileManager.default.fileExists(atPath: cli.db))
+        expectSuccess(try await cli("events", "add", "--id", "e", "--title", "T", "--date", "2024-02-29"))
     }
 }

@@ -38,6 +38,24 @@ public struct CalendarDate: Sendable, Hashable, Comparable, CustomStringConverti
         self.init(year: year, month: month, day: day)
     }
 
+    /// Why `init?(_:)` refused `text`, in words that follow it quoted: "is not a calendar date
+    /// (YYYY-MM-DD)", or, for one of that shape, why it is no day ("is not a calendar date: that
+    /// day does not exist (2025-02 has 28 days)").
+    package static func problem(with text: String) -> String {
+        let bytes = Array(text.utf8)
+        let digitsAt = [0, 1, 2, 3, 5, 6, 8, 9]
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            digitsAt.allSatisfy({ bytes[$0] &- 48 < 10 })
+        else { return "is not a calendar date (YYYY-MM-DD)" }
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(bytes[$1] - 48) } }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        if let reason = CivilCalendar.dayProblem(year: year, month: month, day: day) {
+            return "is not a calendar date: that day does not exist (\(reason))"
+        }
+        if year == 0 { return "is not a calendar date: years run from 0001 to 9999" }
+        return "is not a calendar date (YYYY-MM-DD)"
+    }
+
     /// Days since 1970-01-01.
     var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
 

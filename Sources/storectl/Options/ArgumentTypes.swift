@@ -8,6 +8,13 @@ import Store
 
 extension CalendarDate: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }
+
+    /// For `@Option(transform:)`: a refused day's error says why ("that day does not exist
+    /// (2025-02 has 28 days)"), where `init?(argument:)` alone gave only "is invalid".
+    @Sendable static func parse(_ argument: String) throws -> CalendarDate {
+        guard let date = CalendarDate(argument) else { throw ValidationError(CalendarDate.problem(with: argument)) }
+        return date
+    }
 }
 
 extension YearMonth: ExpressibleByArgument {

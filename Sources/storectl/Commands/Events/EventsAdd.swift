@@ -7,7 +7,7 @@ struct EventsAdd: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Option(help: "A new id (1 to 200 characters).") var id: String
     @Option(help: "Title.") var title: String
-    @Option(help: ArgumentHelp("Its day.", valueName: "YYYY-MM-DD")) var date: CalendarDate
+    @Option(help: ArgumentHelp("Its day.", valueName: "YYYY-MM-DD"), transform: CalendarDate.parse) var date: CalendarDate
     @Option(help: "Notes.") var notes: String?
 
     func validate() throws {

@@ -6,7 +6,7 @@ struct EventsList: AsyncParsableCommand {
         commandName: "list", abstract: "List events by date, all or of one day or month.")
 
     @OptionGroup var store: StoreOptions
-    @Option(help: ArgumentHelp("Only this day.", valueName: "YYYY-MM-DD")) var date: CalendarDate?
+    @Option(help: ArgumentHelp("Only this day.", valueName: "YYYY-MM-DD"), transform: CalendarDate.parse) var date: CalendarDate?
     @Option(help: ArgumentHelp("Only this month.", valueName: "YYYY-MM")) var month: YearMonth?
     @Flag(help: "Print a JSON array of feed-shaped events.") var json = false
 

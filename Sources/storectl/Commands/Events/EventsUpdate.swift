@@ -7,7 +7,7 @@ struct EventsUpdate: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @Argument(help: "The event's id.") var id: String
     @Option(help: "New title.") var title: String?
-    @Option(help: ArgumentHelp("New day.", valueName: "YYYY-MM-DD")) var date: CalendarDate?
+    @Option(help: ArgumentHelp("New day.", valueName: "YYYY-MM-DD"), transform: CalendarDate.parse) var date: CalendarDate?
     @Option(help: "New notes.") var notes: String?
 
     func validate() throws {
