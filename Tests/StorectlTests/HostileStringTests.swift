@@ -86,8 +86,11 @@ struct HostileStringTests {
             #expect(sameBytes(event["notes"] as? String, Self.strings[index]))
         }
 
-        let names = Self.strings.filter { !$0.contains(":") }
-        let items = names.map { "\($0):1.00:1" }
+        // In an --item, a backslash is written \\ and a colon \: (the hostile names hold both).
+        let names = Self.strings + ["a: colon", #"C:\Temp\"#]
+        let items = names.map {
+            $0.replacingOccurrences(of: #"\"#, with: #"\\"#).replacingOccurrences(of: ":", with: #"\:"#) + ":1.00:1"
+        }
         expectSuccess(try await storectl.run(["orders", "add", "--id", "o"] + items.flatMap { ["--item", $0] }))
         let order = try JSON.object(expectSuccess(try await storectl("orders", "show", "o", "--json")).stdout)
         let stored = (order["items"] as? [[String: Any]] ?? []).map { $0["itemName"] as? String }

@@ -46,7 +46,9 @@ struct TerminalEscapingTests {
             try await storectl(
                 "frameworks", "add", "--id", "fw", "--name", h, "--image-name", "i", "--url", "u", "--description", h))
         expectSuccess(try await storectl("events", "add", "--id", "ev", "--title", h, "--date", "2026-06-08", "--notes", h))
-        expectSuccess(try await storectl("orders", "add", "--id", "o", "--item", "\(h):1.50:3:2"))
+        // Its colon written \: in an --item.
+        let item = h.replacingOccurrences(of: ":", with: #"\:"#) + ":1.50:3:2"
+        expectSuccess(try await storectl("orders", "add", "--id", "o", "--item", item))
 
         for arguments in [
             ["frameworks", "list"], ["frameworks", "show", "fw"], ["events", "list"], ["events", "show", "ev"],

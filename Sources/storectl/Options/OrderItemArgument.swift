@@ -39,51 +39,72 @@ struct OrderItemArgument: ExpressibleByArgument, Sendable {
         }
     }
 
-    /// NAME:PRICE:AISLE[:QTY]; the name may itself contain colons (fields are taken from the right).
+    /// The form of an item, as its errors show it.
+    static let form = #"NAME:PRICE:AISLE[:QTY] (a colon in NAME written \:, a backslash \\)"#
+
+    /// The fields of `text`, split at each `:` not escaped: `\:` stands for a colon and `\\`
+    /// for a backslash, in any field (only a name has a use for them).
+    static func fields(of text: String) throws(Problem) -> [String] {
+        // By Unicode scalar, not Character: a colon followed by a combining mark is still a colon.
+        var fields = [String.UnicodeScalarView()]
+        var escaped = false
+        for scalar in text.unicodeScalars {
+            if escaped {
+                guard scalar == ":" || scalar == "\\" else {
+                    throw Problem(description: #"a backslash must be followed by : or \ (\: is a colon, \\ a backslash)"#)
+                }
+                fields[fields.count - 1].append(scalar)
+                escaped = false
+            } else if scalar == "\\" {
+                escaped = true
+            } else if scalar == ":" {
+                fields.append(String.UnicodeScalarView())
+            } else {
+                fields[fields.count - 1].append(scalar)
+            }
+        }
+        if escaped { throw Problem(description: #"a backslash ends it (\: is a colon, \\ a backslash)"#) }
+        return fields.map(String.init)
+    }
+
+    /// NAME:PRICE:AISLE[:QTY], three or four fields split at unescaped colons: nothing is
+    /// guessed (`Bolt M8:20:5.00:2` was the item `Bolt M8:20`, price 5.00, aisle 2; it is now
+    /// refused for its aisle `5.00`).
     private static func parse(_ text: String) throws(Problem) -> OrderItem {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let fields = try Self.fields(of: text)
+        guard fields.count == 3 || fields.count == 4 else {
+            throw Problem(description: "expected \(form), found \(fields.count) field\(fields.count == 1 ? "" : "s")")
+        }
         // Digits only, whether or not they fit: 99999999999999999999 is a quantity, only too large.
         func isInteger(_ s: String) -> Bool { (s.hasPrefix("-") ? s.dropFirst() : s[...]).isPlainDigits }
-        let hasQuantity = parts.count >= 4 && isInteger(parts[parts.count - 1]) && isInteger(parts[parts.count - 2])
-        let fieldCount = hasQuantity ? 3 : 2
-        guard parts.count > fieldCount else { throw Problem(description: "expected NAME:PRICE:AISLE[:QTY]") }
-        let fields = Array(parts.suffix(fieldCount))
-        let name = parts.dropLast(fieldCount).joined(separator: ":")
+        let name = fields[0]
         guard !name.isEmpty else { throw Problem(description: "the item name is empty") }
         let price: Money
-        switch Money.parseAmount(fields[0]) {
+        switch Money.parseAmount(fields[1]) {
         case .cents(let cents) where cents <= Money.maximum.minorUnits: price = Money(minorUnits: cents)
         case .cents, .tooLarge:
-            throw Problem(description: "price '\(fields[0])' is too large: at most \(Money.maximum)")
+            throw Problem(description: "price '\(fields[1])' is too large: at most \(Money.maximum)")
         case .invalid:
-            throw Problem(description: "price '\(fields[0])' is not an amount of at least 0 with at most two decimals")
+            throw Problem(description: "price '\(fields[1])' is not an amount of at least 0 with at most two decimals")
         }
         // Digits that do not fit in Int are too large, not "not an integer".
         func tooLarge(_ s: String, maximum: Int) -> Bool {
             isInteger(s) && !s.hasPrefix("-") && (Int(s).map { $0 > maximum } ?? true)
         }
         // Int("+5") is 5: only digits (and a sign to be refused) count, as for the quantity.
-        guard isInteger(fields[1]), let aisle = Int(fields[1]), aisle >= 0 else {
-            // NAME:PRICE:AISLE:QTY with a quantity that is no integer (`1.0`, `+5`, `1e6`) read as
-            // a name with a colon, a price and a bad aisle: blame the quantity when the fields
-            // before it make a price and an aisle.
-            if parts.count >= 4, isInteger(parts[parts.count - 2]), !parts[parts.count - 2].hasPrefix("-"),
-                case .cents = Money.parseAmount(parts[parts.count - 3])
-            {
-                throw Problem(description: "quantity '\(fields[1])' is not an integer of at least 1")
+        guard isInteger(fields[2]), let aisle = Int(fields[2]), aisle >= 0 else {
+            if tooLarge(fields[2], maximum: Int.max) {
+                throw Problem(description: "aisle '\(fields[2])' is too large: at most \(Int.max)")
             }
-            if tooLarge(fields[1], maximum: Int.max) {
-                throw Problem(description: "aisle '\(fields[1])' is too large: at most \(Int.max)")
-            }
-            throw Problem(description: "aisle '\(fields[1])' is not an integer of at least 0")
+            throw Problem(description: "aisle '\(fields[2])' is not an integer of at least 0")
         }
         var quantity = 1
-        if hasQuantity {
-            guard isInteger(fields[2]), let value = Int(fields[2]), value >= 1, value <= OrderItem.maximumQuantity else {
-                if tooLarge(fields[2], maximum: OrderItem.maximumQuantity) {
-                    throw Problem(description: "quantity '\(fields[2])' is too large: at most \(OrderItem.maximumQuantity)")
+        if fields.count == 4 {
+            guard isInteger(fields[3]), let value = Int(fields[3]), value >= 1, value <= OrderItem.maximumQuantity else {
+                if tooLarge(fields[3], maximum: OrderItem.maximumQuantity) {
+                    throw Problem(description: "quantity '\(fields[3])' is too large: at most \(OrderItem.maximumQuantity)")
                 }
-                throw Problem(description: "quantity '\(fields[2])' is not an integer of at least 1")
+                throw Problem(description: "quantity '\(fields[3])' is not an integer of at least 1")
             }
             quantity = value
         }

@@ -7,8 +7,9 @@ struct OrdersAdd: AsyncParsableCommand {
         commandName: "add",
         abstract: "Add an order; its id must be new.",
         discussion: """
-            Each --item is NAME:PRICE:AISLE[:QTY], e.g. --item Milk:2.49:3:2. PRICE is exact, at most two decimals; \
-            prices, subtotals (PRICE x QTY) and the order's total are at most 10000000000.00, QTY 1 to 1000000.
+            Each --item is NAME:PRICE:AISLE[:QTY], e.g. --item Milk:2.49:3:2: three or four fields split at each colon; \
+            a colon in NAME is written \\: and a backslash \\\\ (--item 'Bolt M8\\:20:5.00:2'). PRICE is exact, at most two \
+            decimals; prices, subtotals (PRICE x QTY) and the order's total are at most 10000000000.00, QTY 1 to 1000000.
             """
     )
 
@@ -18,7 +19,11 @@ struct OrdersAdd: AsyncParsableCommand {
         name: .customLong("placed-at"), help: ArgumentHelp("When it was placed (default: now).", valueName: "RFC3339"),
         transform: RFC3339Time.parse)
     var placedAt: RFC3339Time?
-    @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
+    @Option(
+        name: .customLong("item"),
+        help: ArgumentHelp(
+            #"An item: NAME:PRICE:AISLE[:QTY] (\: for a colon in NAME, \\ for a backslash); repeat for more."#, valueName: "item")
+    )
     var items: [OrderItemArgument]
 
     func validate() throws {

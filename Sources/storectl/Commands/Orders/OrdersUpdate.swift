@@ -15,7 +15,11 @@ struct OrdersUpdate: AsyncParsableCommand {
         name: .customLong("placed-at"), help: ArgumentHelp("When it was placed.", valueName: "RFC3339"),
         transform: RFC3339Time.parse)
     var placedAt: RFC3339Time?
-    @Option(name: .customLong("item"), help: ArgumentHelp("An item: NAME:PRICE:AISLE[:QTY]; repeat for more.", valueName: "item"))
+    @Option(
+        name: .customLong("item"),
+        help: ArgumentHelp(
+            #"An item: NAME:PRICE:AISLE[:QTY] (\: for a colon in NAME, \\ for a backslash); repeat for more."#, valueName: "item")
+    )
     var items: [OrderItemArgument] = []
 
     func validate() throws {
