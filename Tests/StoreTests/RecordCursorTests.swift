@@ -71,6 +71,36 @@ struct RecordCursorTests {
         }
     }
 
+    /// A reversed range returned nothing, as if there were no events: it throws, naming both days.
+    @Test("events: from after through is an error naming both days, not an empty walk")
+    func eventsWithReversedBounds() async throws {
+        try await withTemporaryStore { store, _ throws in
+            try await store.events.insert(Event(id: "e", title: "t", date: Fixtures.date("2026-01-15"), notes: nil))
+            let error = await #expect(throws: StoreError.self) {
+                try await store.read { db in
+                    try db.events.fetchEach(from: Fixtures.date("2027-01-01"), through: Fixtures.date("2024-01-01")) { _ in
+                        Issue.record("walked an event")
+                    }
+                }
+            }
+            #expect(
+                error
+                    == .invalidRecord(
+                        kind: .event, key: "", field: "from, through",
+                        reason: "2027-01-01 is after 2024-01-01: a range runs from a day through the same day or a later one"))
+            #expect(String(describing: error).contains("2027-01-01 is after 2024-01-01"))
+            // The same day at both ends, and either end alone, are ranges.
+            let walked = try await store.read { db in
+                var count = 0
+                try db.events.fetchEach(from: Fixtures.date("2026-01-15"), through: Fixtures.date("2026-01-15")) { _ in
+                    count += 1
+                }
+                return count
+            }
+            #expect(walked == 1)
+        }
+    }
+
     struct Stop: Error {}
 
     @Test("an error thrown by the body ends the walk there and is rethrown; the connection reads on")

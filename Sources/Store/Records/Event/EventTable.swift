@@ -31,7 +31,9 @@ public struct EventTable {
 
     /// Every event, ordered by date then id as `fetchAll` orders them, handed to `body` one at
     /// a time as a cursor steps: none is kept, so a table of any size is read in bounded memory.
-    /// With `from` or `through`, only the events of those days (both included).
+    /// With `from` or `through`, only the events of those days (both included); `from` after
+    /// `through` throws `StoreError.invalidRecord` naming both days (it returned nothing, as if
+    /// there were no events).
     ///
     /// `body` runs inside the `read` or `write` closure this is called from, on its connection;
     /// an error it throws ends the walk and is rethrown. The task's cancellation is checked
@@ -39,6 +41,11 @@ public struct EventTable {
     public func fetchEach(
         from first: CalendarDate? = nil, through last: CalendarDate? = nil, _ body: (Event) throws -> Void
     ) throws {
+        if let first, let last, last < first {
+            throw StoreError.invalidRecord(
+                kind: .event, key: "", field: "from, through",
+                reason: "\(first) is after \(last): a range runs from a day through the same day or a later one")
+        }
         var conditions: [String] = [], arguments: [SQLValue] = []
         if let first {
             conditions.append("date >= ?")
