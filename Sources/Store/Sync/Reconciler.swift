@@ -124,7 +124,9 @@ struct Reconciler {
             return
         }
         let current = Table.hash(of: local)
-        if current == remote {
+        // Equal by the table's exact comparison, not by hash: a 64-bit record hash of two
+        // different records can be made to match, and the feed's change would be dropped.
+        if try table.compare(record, stream: stream)?.equal == true {
             report[kind].unchanged += 1
             try received.set(remote, stream: stream, key: id)
             return
@@ -219,8 +221,15 @@ struct Reconciler {
         }
         let remote = Self.hash(image: data, contentType: image.contentType)
         if let existing {
-            let current = Self.hash(image: existing.data, contentType: existing.contentType)
-            if current == remote || policy != .preferRemote {
+            // The same bytes and type, compared exactly (a feed controls an image's bytes, and
+            // two with one 64-bit hash are easy to make).
+            let sameType =
+                switch (existing.contentType, image.contentType) {
+                case (nil, nil): true
+                case (let stored?, let sent?): stored.utf8.elementsEqual(sent.utf8)
+                default: false
+                }
+            if (sameType && existing.data == data) || policy != .preferRemote {
                 report.images.alreadyCached += 1
                 return
             }

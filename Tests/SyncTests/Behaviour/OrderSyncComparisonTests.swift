@@ -53,4 +53,18 @@ struct OrderSyncComparisonTests {
             #expect(try await store.orders.total("o") == Money("999.99"))
         }
     }
+
+    /// Three-way: the local order is the one received (not edited), so the feed's change is
+    /// taken; by hash the two were "unchanged" and the feed's price was dropped.
+    @Test func threeWayTakesAChangeWhoseHashCollides() async throws {
+        try await withBehaviourStore { store, folder in
+            var options = SyncOptions(policy: .threeWay)
+            options.force = true
+            let source = try folder.write("feed.json", Self.first)
+            _ = try await store.sync(from: source, options: options)
+            try folder.write("feed.json", Self.second)
+            #expect(try await store.sync(from: source, options: options)[.order] == counts(updated: 1))
+            #expect(try await store.orders.total("o") == Money("1.00"))
+        }
+    }
 }
