@@ -83,10 +83,13 @@ extension Store {
         let validators = fullSyncReason != nil ? [] : state?.pages ?? []
         let loader = FeedLoader(fetcher: fetcher, options: options)
         // Only syncs that would make the very same requests share a fetch: same source, validators,
-        // token and limits (a sync without the token must not receive a feed fetched with it).
+        // token and limits (a sync without the token must not receive a feed fetched with it). The
+        // token by its SHA-256: a 64-bit record hash of two tokens can be made to collide, and
+        // one sync would then receive a feed fetched with another's token.
         let coalescingKey =
             ([
-                key, String(RecordHash.of(token: options.bearerToken)), String(options.maximumBytes),
+                key, options.bearerToken.map { "token " + SHA256.hexDigest(of: Array($0.utf8)) } ?? "no token",
+                String(options.maximumBytes),
                 String(options.maximumPages),
                 String(describing: options.timeout),
             ] + validators.map { [$0.url, $0.etag ?? "", $0.lastModified ?? ""].joined(separator: "\u{0}") }).joined(
