@@ -40,6 +40,9 @@ public struct RecordKind: RawRepresentable, Hashable, Sendable, Codable, CustomS
     /// The name of the key field: `id`, or `url` for images.
     public var keyField: String { self == .image ? "url" : "id" }
 
+    /// "an" before a name that starts with a vowel letter (`an order`, `an event`), else "a".
+    var article: String { rawValue.first.map { "aeiouAEIOU".contains($0) } == true ? "an" : "a" }
+
     /// The raw value.
     public var description: String { rawValue }
 

@@ -40,7 +40,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     public var description: String {
         switch self {
         case .recordExists(let kind, let key):
-            "a \(kind) with \(kind.keyField) '\(key)' already exists"
+            "\(kind.article) \(kind) with \(kind.keyField) '\(key)' already exists"
         case .recordNotFound(let kind, let key):
             "no \(kind) with \(kind.keyField) '\(key)'"
         case .invalidRecord(let kind, let key, let field, let reason):
