@@ -92,7 +92,8 @@ struct CommandLineShapeTests {
                     "--url", "u", "--description", "d"))
         }
         let list = expectSuccess(try await storectl("frameworks", "list"))
-        #expect(list.lines.count == names.count + 2)
+        // Required: the lines are indexed below (an empty output would crash the test process).
+        try #require(list.lines.count == names.count + 2, "\(list)")
         #expect(list.lines[0] == "ID  NAME    IMAGE NAME  URL")
         #expect(list.lines[1] == "--  ------  ----------  ---")
         for (index, name) in names.enumerated() {
