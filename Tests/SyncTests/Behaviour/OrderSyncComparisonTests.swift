@@ -3,8 +3,8 @@ import Testing
 
 @testable import Store
 
-/// Sync tells a changed order from an unchanged one by its fields, not by its 64-bit record
-/// hash: two orders with the same hash are cheap to find.
+/// Sync tells a changed record from an unchanged one by its fields (an image by its bytes), not
+/// by its 64-bit record hash: two records with the same hash are cheap to find.
 @Suite(.timeLimit(.minutes(5)))
 struct OrderSyncComparisonTests {
     /// Two feeds of one order `o` whose FNV-1a record hashes collide (found by a birthday search
@@ -65,6 +65,27 @@ struct OrderSyncComparisonTests {
             try folder.write("feed.json", Self.second)
             #expect(try await store.sync(from: source, options: options)[.order] == counts(updated: 1))
             #expect(try await store.orders.total("o") == Money("1.00"))
+        }
+    }
+
+    /// Two 16-byte images whose FNV-1a record hashes (no content type) collide.
+    static let firstImage = Data(base64Encoded: "ZAAAAAAAAAAO8YRrP7sCaw==")!
+    static let secondImage = Data(base64Encoded: "n4YBAAAAAAD7nQKgtftpRg==")!
+
+    /// Prefer-remote replaces a cached image whose bytes differ from the feed's, although their
+    /// hashes match: by hash it was counted already cached and the old bytes stayed.
+    @Test func preferRemoteReplacesAnImageWhoseHashCollides() async throws {
+        #expect(Self.firstImage != Self.secondImage)
+        #expect(
+            RecordHash.of(image: Self.firstImage, contentType: nil) == RecordHash.of(image: Self.secondImage, contentType: nil))
+        try await withBehaviourStore { store, folder in
+            let options = SyncOptions(policy: .preferRemote)
+            let url = "https://example.com/a.png"
+            let source = try folder.write("feed.json", behaviourFeed(images: [imageJSON(url, data: Self.firstImage)]))
+            #expect(try await store.sync(from: source, options: options).images.stored == 1)
+            try folder.write("feed.json", behaviourFeed(images: [imageJSON(url, data: Self.secondImage)]))
+            #expect(try await store.sync(from: source, options: options).images.stored == 1)
+            #expect(try await store.images.get(url)?.data == Self.secondImage)
         }
     }
 }
