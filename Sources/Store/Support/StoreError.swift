@@ -31,7 +31,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     /// One of the store's files (the database, its -wal or its -shm; `path` names it) was
     /// removed or replaced while the store was open (the path names another file, or none):
     /// every write fails from then on, writing nothing, and a sync under way does not commit.
-    /// SQLite's rule is never to remove them while the store is open; reopen the store.
+    /// SQLite's rule is never to remove them while the store is open; reopen the store. (A
+    /// write looks at most every 100 ms, so one within 100 ms of the previous look may still
+    /// go to the old file; a sync looks before it commits.) When the database was replaced,
+    /// ``Store/close()`` removes the old file's -wal and -shm (see there).
     case storeMoved(path: String)
     /// `Store.Configuration` cannot be used (an app's record kind or migrations): nothing was
     /// opened.
@@ -66,8 +69,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "\(path) is not a store: \(reason); refusing to open it (it was left unchanged)"
         case .storeNotFound(let path):
             "the store \(path) does not exist"
-        case .storeMoved(let path):
+        case .storeMoved(let path) where path.hasSuffix("-wal") || path.hasSuffix("-shm"):
             "\(path) was removed or replaced while the store was open (never remove a store's files while it is open; reopen it); nothing was written"
+        case .storeMoved(let path):
+            // The database itself: a backup restored over it, most likely.
+            "the store \(path) was replaced or removed while this process had it open; nothing was written (restore a backup only once the processes that have the store open are stopped; reopen it)"
         case .invalidConfiguration(let reason):
             "the store's configuration cannot be used: \(reason)"
         }
