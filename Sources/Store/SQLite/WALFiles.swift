@@ -11,9 +11,15 @@ import Foundation
 /// the other processes' `-wal` and `-shm` *by name*. So a write transaction fails once one of
 /// them was replaced (`DatabaseWriter.begin`), a sync does not commit (`Store.sync`), and a
 /// connection whose `-wal` or `-shm` was replaced closes without a checkpoint
-/// (`Database.close()`). (With only the database replaced, the `-wal` and `-shm` at the path
-/// are still this store's: the usual close, which checkpoints into the file it has open and
-/// deletes them, is the one that leaves no stale WAL beside the new file.)
+/// (`Database.close()`).
+///
+/// With only the database replaced (a backup restored by `mv backup store.sqlite`, or `rm` then
+/// `cp`), the `-wal` and `-shm` at the path are still this store's, and hold the old file's
+/// frames: SQLite's last close neither checkpoints nor deletes them when "the database file has
+/// moved" (pager.c, `databaseIsUnmoved`), and the next process to open the path read the old
+/// file's committed transactions into the restored one (its identity and frameworks, the old
+/// file's events; `integrity_check` said ok). So the store removes them itself once its last
+/// connection closed, if no other process has them open (`removeOrphanedWALFiles`).
 ///
 /// Looking costs a `stat` per file, and on this project's virtual disk a `stat` of the WAL
 /// between two of its syncs made the next sync 40 to 60 µs dearer (a C loop of write, fdatasync
@@ -29,11 +35,17 @@ final class WALFiles: Sendable {
     /// How often a write transaction looks at most.
     static let writeCheckInterval: Duration = .milliseconds(100)
 
+    /// Whether `removeOrphanedWALFiles` ran (or this store's `-shm` was otherwise let go of).
+    private let released = LockedBox(false)
+
     /// The files at `databasePath` now: taken once the writer has opened the database in WAL
     /// mode (a read or write in WAL mode creates the `-wal` and `-shm`).
     init(databasePath: String) {
         files = [databasePath, databasePath + "-wal", databasePath + "-shm"].map { ($0, FileIdentity(of: $0)) }
+        if let shm = files[2].identity { Self.openShm.withLock { $0[shm, default: 0] += 1 } }
     }
+
+    deinit { _ = release() }
 
     /// The first file that is no longer the one opened (removed, or another file at its path),
     /// or nil. A file that did not exist at open is not compared.
@@ -60,7 +72,134 @@ final class WALFiles: Sendable {
     /// Whether the `-wal` or the `-shm` is no longer the one opened (looked at now).
     var walOrShmReplaced: Bool { files.dropFirst().contains(where: Self.isReplaced) }
 
+    /// Whether the database file is no longer the one opened (looked at now).
+    var databaseReplaced: Bool { Self.isReplaced(files[0]) }
+
     private static func isReplaced(_ file: (path: String, identity: FileIdentity?)) -> Bool {
         file.identity.map { FileIdentity(of: file.path) != $0 } ?? false
+    }
+
+    /// Whether `file` existed at open and its path still names it.
+    private static func isStill(_ file: (path: String, identity: FileIdentity?)) -> Bool {
+        file.identity.map { FileIdentity(of: file.path) == $0 } ?? false
+    }
+
+    // MARK: The old file's -wal and -shm, after a close
+
+    /// The `-shm` files the stores of this process have open (by identity), and how many stores
+    /// have each: a store closing while another store of this process still has its `-shm`
+    /// open leaves it to that one (see `removeOrphanedWALFiles`).
+    private static let openShm = LockedBox<[FileIdentity: Int]>([:])
+
+    /// Lets go of this store's `-shm` in `openShm`, once; true if no other store of this
+    /// process has it open.
+    private func release() -> Bool {
+        let first = released.withLock { wasReleased -> Bool in
+            let first = !wasReleased
+            wasReleased = true
+            return first
+        }
+        guard first else { return false }
+        guard let shm = files[2].identity else { return true }
+        return Self.openShm.withLock { open in
+            let others = (open[shm] ?? 1) - 1
+            open[shm] = others > 0 ? others : nil
+            return others == 0
+        }
+    }
+
+    /// For `Store.close()`, once every connection of the store is closed: if the database at
+    /// the path is no longer the file the store opened (removed, or replaced by a restore), the
+    /// `-wal` and `-shm` at the path that are still the ones it opened belong to the old file,
+    /// and are removed unless another process has them open. Returns the files it had to leave
+    /// because another process may be using them (empty otherwise: nothing was replaced, they
+    /// were removed, or they were no longer the store's).
+    ///
+    /// Why: SQLite's close leaves them when the database file has moved, and "since rollback
+    /// journals and WAL files are based on the name of the database file, the two different
+    /// database files will share the same rollback journal or WAL file. A rollback or recovery
+    /// for one of the databases might use content from the other database, resulting in
+    /// corruption" (https://sqlite.org/howtocorrupt.html#unlink, "Unlinking or renaming a
+    /// database file while in use"). The next opener of the restored file replayed the old
+    /// one's committed frames into it.
+    ///
+    /// Whether another process has them open is asked the way SQLite's unix VFS asks it, by the
+    /// `-shm`'s dead-man switch: every connection holds a shared `fcntl` lock on byte
+    /// `dmsOffset` of the `-shm` for as long as it has the `-shm` open, and a connection that
+    /// opens it takes an exclusive one to learn that it is the first ("if no other process is
+    /// holding any lock, then this process is the first to open it. In this case take an
+    /// EXCLUSIVE lock on the DMS byte and truncate the *-shm file", os_unix.c,
+    /// `unixLockSharedMemory`). So: an exclusive lock on it (`F_SETLK`, not waiting) through a
+    /// new descriptor; if another process holds it, the files are left. `fcntl` locks belong
+    /// to the process, so the store's own, gone with its connections, do not count; another
+    /// store of this process on the same `-shm` would not be seen by the lock either, hence
+    /// `openShm` (a connection this process opened to the file other than through `Store` is
+    /// not seen at all). While the lock is held the file now at the path is also locked
+    /// against readers (SQLite's SHARED bytes), so that a process opening it at that moment
+    /// waits (its busy handler) instead of opening the old `-wal` just before it goes; then the
+    /// `-wal` is unlinked, then the `-shm`, and the locks go with the descriptors.
+    ///
+    /// What it cannot undo: a process that opened the path between the replacement and this
+    /// close has read the old frames as part of the new file (and its close, were it the last,
+    /// checkpointed them into it). It holds the `-shm`, so the files are left and said to be.
+    func removeOrphanedWALFiles() -> [String] {
+        let lastInProcess = release()
+        let (database, wal, shm) = (files[0], files[1], files[2])
+        guard Self.isReplaced(database) else { return [] }
+        // Another store of this process has the -shm open: its close removes them.
+        guard lastInProcess else { return [] }
+        let walIsOurs = Self.isStill(wal)
+        guard Self.isStill(shm) else {
+            // Without its -shm, who else uses the old -wal cannot be asked.
+            return walIsOurs ? [wal.path] : []
+        }
+        let left = (walIsOurs ? [wal.path] : []) + [shm.path]
+        let shmDescriptor = open(shm.path, O_RDWR | O_CLOEXEC)
+        guard shmDescriptor >= 0 else { return left }
+        defer { close(shmDescriptor) }
+        guard FileIdentity(ofDescriptor: shmDescriptor) == shm.identity,
+            Self.lock(shmDescriptor, from: Self.dmsOffset, length: 1)
+        else { return left }
+        var databaseDescriptor: Int32 = -1
+        defer { if databaseDescriptor >= 0 { close(databaseDescriptor) } }
+        if FileIdentity(of: database.path) != nil {
+            databaseDescriptor = open(database.path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+            // A few tries: a process that has the new file open for longer holds the -shm too,
+            // and was refused above; one opening it right now holds its SHARED lock a moment.
+            if databaseDescriptor >= 0 {
+                var locked = false
+                for attempt in 0..<5 {
+                    if attempt > 0 { usleep(20_000) }
+                    if Self.lock(databaseDescriptor, from: Self.sharedFirst, length: Self.sharedSize) {
+                        locked = true
+                        break
+                    }
+                }
+                if !locked { return left }
+            }
+        }
+        if walIsOurs, Self.isStill(wal) { unlink(wal.path) }
+        if Self.isStill(shm) { unlink(shm.path) }
+        return []
+    }
+
+    /// The `-shm`'s dead-man switch byte in SQLite's unix VFS: `UNIX_SHM_DMS`, which is
+    /// `UNIX_SHM_BASE + SQLITE_SHM_NLOCK`, `UNIX_SHM_BASE` being `(22 + SQLITE_SHM_NLOCK) * 4`
+    /// and `SQLITE_SHM_NLOCK` 8 (os_unix.c, sqlite3.h).
+    static let dmsOffset: off_t = (22 + 8) * 4 + 8
+    /// The bytes of a database file a reader holds a shared lock on (os_unix.c: `SHARED_FIRST`
+    /// is `PENDING_BYTE + 2`, `SHARED_SIZE` 510; `PENDING_BYTE` is 0x40000000 unless changed by
+    /// a test-only setting).
+    static let sharedFirst: off_t = 0x4000_0000 + 2
+    static let sharedSize: off_t = 510
+
+    /// An exclusive `fcntl` lock on `length` bytes from `start`, without waiting.
+    private static func lock(_ descriptor: Int32, from start: off_t, length: off_t) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = start
+        lock.l_len = length
+        return fcntl(descriptor, F_SETLK, &lock) == 0
     }
 }

@@ -31,7 +31,8 @@ public final class Store: Sendable {
     /// Tells observers of committed transactions, from this process and others.
     let changeMonitor: ChangeMonitor
     /// The store's files (database, -wal, -shm) as it opened them (nil in memory): a sync
-    /// commits nothing if one was replaced, and no connection then checkpoints as it closes.
+    /// commits nothing if one was replaced, no connection checkpoints as it closes if the -wal
+    /// or -shm was, and the close removes the old file's -wal and -shm if the database was.
     let walFiles: WALFiles?
 
     /// The first of the store's files (database, -wal, -shm) that was removed or replaced since
@@ -436,10 +437,28 @@ public final class Store: Sendable {
     /// read or write of the store, which throws ``StoreError/closed`` (a sync closed before its
     /// commit changes nothing; one closed during its image downloads has its records, and tries
     /// the images again next sync). Cancel their tasks first to stop them at once.
+    ///
+    /// If the store's file was removed or replaced while it was open (a backup restored over
+    /// it), the `-wal` and `-shm` at its path are still the ones the store opened, and hold the
+    /// old file's changes: SQLite's own close leaves them then, and the next process to open
+    /// the path would read them into the new file. Once its connections are closed the store
+    /// removes them, unless another process has them open (another process that had the old
+    /// file open, or opened the path since): they are then left, and the processes that have
+    /// the store open must be stopped before the path is opened again. Restore a backup only
+    /// once no process has the store open.
     public func close() async {
+        _ = await closeReportingLeftFiles()
+    }
+
+    /// ``close()``, and the old file's `-wal` and `-shm` it had to leave at the path because
+    /// another process may have them open (empty if the file was not replaced, or they were
+    /// removed): for storectl, which warns. See `WALFiles.removeOrphanedWALFiles`.
+    package func closeReportingLeftFiles() async -> [String] {
         changeMonitor.close()
         await writer.close()
         await readers?.close()
+        // Every connection is closed: SQLite's locks on the old -shm are gone with them.
+        return walFiles?.removeOrphanedWALFiles() ?? []
     }
 
     /// The image cache's reads and writes for the image pipeline. Holds the connections, not the

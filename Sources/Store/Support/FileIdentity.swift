@@ -2,7 +2,7 @@ import Foundation
 
 /// A file's device and inode: which file a path names. A path that names another file now
 /// (removed, replaced, restored from a backup) has another identity, or none.
-package struct FileIdentity: Sendable, Equatable {
+package struct FileIdentity: Sendable, Hashable {
     let device: UInt64
     let inode: UInt64
 
@@ -10,6 +10,13 @@ package struct FileIdentity: Sendable, Equatable {
     package init?(of path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
+        (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
+    /// What the open `descriptor` is; nil if `fstat` fails.
+    package init?(ofDescriptor descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
         (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 }
