@@ -143,6 +143,37 @@ struct ReplacedStoreTests {
         }
     }
 
+    /// A reader connection opened after the replacement opened the new file with the old
+    /// file's -wal and -shm: it read a mix of the two, and its close (the new file's last)
+    /// checkpointed the old frames into the new file for good.
+    @Test("a read that opens a connection after the store's file was replaced fails naming it, and the new file stays as it was")
+    func newReaderAfterTheReplacement() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            let backup = directory.file("backup.sqlite")
+            let backupBytes = try await Self.makeBackup(at: backup)
+            let store = try await Store.open(at: path)
+            try await store.frameworks.insert(Fixtures.framework("a-1"))
+            // One read holds the reader connection it has (to the old file), so the next opens one.
+            let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            let holding = Task {
+                try await store.read { _ in
+                    entered.signal()
+                    _ = release.wait(timeout: .now() + 60)
+                }
+            }
+            #expect(await wait(for: entered))
+            try Restore.rename.put(backup, at: path)
+            await #expect(throws: StoreError.storeMoved(path: path)) { try await store.frameworks.count() }
+            release.signal()
+            try await holding.value
+            await store.close()
+            #expect(!Self.exists(path + "-wal"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == backupBytes)
+            #expect(try await Self.contents(of: path).frameworks == ["b-1"])
+        }
+    }
+
     @Test(
         "a store closed without being replaced removes nothing itself, and one removed without a replacement leaves no -wal or -shm"
     )

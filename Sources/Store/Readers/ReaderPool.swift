@@ -41,7 +41,7 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// The store's files as it opened them: each connection closes without a checkpoint if one
-    /// was replaced (see `WALFiles`).
+    /// was replaced, and no connection opens once the database was (see `WALFiles`).
     private let walFiles: WALFiles?
 
     init(path: String, maximumCount: Int, busyTimeout: Duration, vfsName: String? = nil, walFiles: WALFiles? = nil) {
@@ -231,6 +231,15 @@ final class ReaderPool: @unchecked Sendable {
             do {
                 let database = try Database(path: path, options: options)
                 database.walFiles = walFiles
+                // The store's file replaced since it opened (a backup restored over it): this
+                // connection opened the new file, and the old file's -wal and -shm still at the
+                // path, and would read a mix of the two (and its close, the new file's last,
+                // would checkpoint the old frames into it; `Database.close()` skips that now).
+                // Looked at after the open, so a replacement before it is seen.
+                if walFiles?.databaseReplaced == true {
+                    database.close()
+                    throw StoreError.storeMoved(path: path)
+                }
                 // Belt and braces: a read closure cannot write through this connection.
                 try database.execute("PRAGMA query_only = ON")
                 // And it stays on: a read closure that turned it off wrote, committed, and no

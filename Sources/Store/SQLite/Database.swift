@@ -239,8 +239,10 @@ public final class Database {
         literalStatements.removeAll()
         statements.removeAll()
         // A -wal or -shm replaced under the store: the checkpoint would copy this connection's
-        // stale WAL over the database, and delete the other processes' -wal and -shm.
-        if walFiles?.walOrShmReplaced == true { csqlite_skip_checkpoint_on_close(handle) }
+        // stale WAL over the database, and delete the other processes' -wal and -shm. The
+        // database replaced: SQLite skips it for a connection to the old file ("moved"), but a
+        // connection that opened the new one would copy the old file's frames into it.
+        if walFiles?.anyReplaced == true { csqlite_skip_checkpoint_on_close(handle) }
         sqlite3_close_v2(handle)
     }
 

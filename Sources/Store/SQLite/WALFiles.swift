@@ -69,8 +69,8 @@ final class WALFiles: Sendable {
         return looks ? replacedFile() : nil
     }
 
-    /// Whether the `-wal` or the `-shm` is no longer the one opened (looked at now).
-    var walOrShmReplaced: Bool { files.dropFirst().contains(where: Self.isReplaced) }
+    /// Whether the database, the `-wal` or the `-shm` is no longer the one opened (looked at now).
+    var anyReplaced: Bool { files.contains(where: Self.isReplaced) }
 
     /// Whether the database file is no longer the one opened (looked at now).
     var databaseReplaced: Bool { Self.isReplaced(files[0]) }
