@@ -67,6 +67,8 @@ struct WatchCommand: AsyncParsableCommand {
             // unlinked file. A -wal or -shm deleted by hand made the watch, closing last with
             // the old WAL index, checkpoint it and delete the other processes' new -wal and -shm
             // (their confirmed writes lost); the store's close now skips the checkpoint then.
+            // The store itself replaced (a backup restored over it): the close removes the old
+            // file's -wal and -shm, which SQLite leaves at the path (see `Store.close()`).
             let guarding = Task { () -> String? in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
@@ -83,6 +85,11 @@ struct WatchCommand: AsyncParsableCommand {
             guarding.cancel()
             for signal in signals { signal.cancel() }
             if let replaced = await guarding.value {
+                if replaced == path {
+                    throw CLIError(
+                        "the store \(path) was removed or replaced while watched (restore a backup only once the processes that have the store open are stopped); watch the store anew with a new watch"
+                    )
+                }
                 throw CLIError(
                     "\(replaced) was removed or replaced while watched (never remove a store's files while it is open); watch the store anew with a new watch"
                 )

@@ -154,7 +154,7 @@ struct StoreOptions: ParsableArguments {
             result = .failure(error)
         }
         await Self.checkpointSayingIfItFails(store, path: path)
-        await store.close()
+        Self.warnOfLeftFiles(await store.closeReportingLeftFiles(), path: path)
         switch result {
         case .success(let value):
             return value
@@ -184,6 +184,16 @@ struct StoreOptions: ParsableArguments {
         } catch {}
     }
 
+    /// The store was replaced under the command (a backup restored over it) and another
+    /// process has the old file's -wal and -shm open, so the close left them at the path: the
+    /// next process to open it would read the old store's changes into the new file.
+    private static func warnOfLeftFiles(_ files: [String], path: String) {
+        guard !files.isEmpty else { return }
+        Output.printError(
+            "warning: the store \(path) was replaced or removed while this command had it open, and another process still has the old store's \(files.joined(separator: " and ")) open, so they were left: stop the processes that have \(path) open, then remove \(files.count == 1 ? "it" : "them") before the store is opened again (the next process to open \(path) would read the old store's changes into it)"
+        )
+    }
+
     /// A store's error as one sentence that names the file, once.
     /// Whether `path` is a regular file of 0 bytes.
     private static func isEmptyFile(_ path: String) -> Bool {
@@ -207,7 +217,7 @@ struct StoreOptions: ParsableArguments {
         if let problem = fileProblem(error, path: path) { return CLIError(problem) }
         switch error as? StoreError {
         // These name the path already.
-        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout: return CLIError("\(error)")
+        case .notAStore, .storeNotFound, .cannotOpen, .writeLockTimeout, .storeMoved: return CLIError("\(error)")
         default: return CLIError("\(path): \(error)")
         }
     }
