@@ -103,6 +103,32 @@ struct SyncLifecycleTests {
         time.sleep(300)
         """
 
+    /// Answers with headers and streams a body without end (as fast as it is read), and says
+    /// so once 32 MiB are sent: a large download under way, whose spool file takes a moment to
+    /// delete.
+    static let streamingServer = """
+        import socket, sys
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen(5)
+        with open(sys.argv[1], "w") as port:
+            port.write(str(server.getsockname()[1]) + "\\n")
+        connection, _ = server.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 200000000\\r\\n\\r\\n")
+        connection.sendall(b'{"version": 1, "frameworks": [')
+        sent = 0
+        try:
+            while True:
+                connection.sendall(b" " * 65536)
+                sent += 65536
+                if sent == 32 << 20:
+                    with open(sys.argv[2], "w") as ready:
+                        ready.write("downloading\\n")
+        except OSError:
+            pass
+        """
+
     @Test("two Ctrl-Cs during a download: exit 130, and the download's temporary folder is removed")
     func doubleSigintRemovesTheSpool() async throws {
         // A signal that exits without unwinding (the second, or the first past its grace
@@ -134,6 +160,45 @@ struct SyncLifecycleTests {
         #expect(result.output == "exit 130", "\(result)")
         let spooled = try String(contentsOfFile: storectl.directory.file("spooled.txt"), encoding: .utf8)
         #expect(spooled.contains("store-feed-"), "the download was not spooled yet: \(spooled)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+        let (after, _) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+    }
+
+    @Test("SIGTERM during a large download, five times over: exit 143, and no spool folder is left in TMPDIR, not even empty")
+    func sigtermLeavesNoSpoolFolder() async throws {
+        // The spool folder's deinitializer, on another thread, took it off the live list and
+        // then deleted it, while storectl, finding the list empty, exited: an empty
+        // `store-feed-XXXXXX` was left after most interrupted HTTP syncs (of a large download,
+        // whose file takes a moment to delete). Five rounds, each a new download interrupted.
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let server = storectl.directory.file("server.py")
+        try Data(Self.streamingServer.utf8).write(to: URL(fileURLWithPath: server))
+        let temporary = try storectl.directory.makeDirectory("tmp")
+        let script = """
+            for round in 1 2 3 4 5; do
+                rm -f port.fifo ready.fifo
+                mkfifo port.fifo ready.fifo || exit 90
+                python3 server.py port.fifo ready.fifo &
+                server=$!
+                read port < port.fifo
+                TMPDIR="$PWD/tmp" "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 200 > sync.out 2> sync.err &
+                pid=$!
+                read ready < ready.fifo
+                spooled=$(ls tmp | tr '\\n' ' ')
+                kill -TERM $pid
+                wait $pid
+                echo "round $round: exit $? spooled [$spooled] left [$(ls -A tmp | tr '\\n' ' ')]"
+                kill $server
+            done
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true, timeout: 600)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.lines.count == 5, "\(result)")
+        for line in result.lines {
+            #expect(line.contains("exit 143 spooled [store-feed-") && line.hasSuffix("left []"), "\(line)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
         let (after, _) = try snapshot(storectl)
         #expect(after == before, "the store file changed")

@@ -14,15 +14,28 @@ final class SpoolFolder: Sendable {
     /// The paths of the folders alive now.
     static var livePaths: Set<String> { live.withLock { $0 } }
 
-    /// Removes every spool folder alive now: for a process about to `_exit` without running
-    /// deinitializers (storectl's second Ctrl-C, or a cancellation past its grace period),
-    /// which used to leave a whole download in the temporary folder for good.
+    /// Removes every spool folder alive now, and returns once they are gone: for a process
+    /// about to exit without running deinitializers (storectl's second Ctrl-C, a cancellation
+    /// past its grace period, or the end of a command while a folder's last reference goes on
+    /// another thread), which used to leave a whole download in the temporary folder for good.
+    /// A folder leaves the live set only once it is deleted (see `deinit`), so one whose
+    /// deinitializer is deleting it on another thread is still here, and deleted here too.
     static func removeAll() {
-        let paths = live.withLock { paths in
-            defer { paths.removeAll() }
-            return paths
+        let paths = live.withLock { $0 }
+        for path in paths { delete(path) }
+        live.withLock { $0.subtract(paths) }
+    }
+
+    /// Deletes the folder at `path` with everything in it; returns once it is gone (or cannot
+    /// be deleted). Two threads may delete one folder at once (`removeAll` and the folder's
+    /// deinitializer): a removal that fails because the other removed a file first is tried
+    /// again, a few times, until the folder is gone.
+    private static func delete(_ path: String) {
+        for _ in 0..<8 {
+            try? FileManager.default.removeItem(atPath: path)
+            var info = stat()
+            if lstat(path, &info) != 0, errno == ENOENT { return }
         }
-        for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// The start of every spool folder's name: `store-feed-` and the six letters or digits
@@ -127,9 +140,12 @@ final class SpoolFolder: Sendable {
     }
 
     deinit {
+        // Deleted first, then off the live set: a process that ends while this runs on another
+        // thread finds the folder in the set, and deletes it before it exits (`removeAll`).
+        // Taken off first, the folder was left, emptied, by most interrupted HTTP syncs.
         let path = url.path
+        Self.delete(path)
         Self.live.withLock { _ = $0.remove(path) }
-        try? FileManager.default.removeItem(at: url)
     }
 
     /// The file for page `number`.
