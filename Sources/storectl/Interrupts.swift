@@ -4,18 +4,21 @@ import Store
 
 /// SIGINT (Ctrl-C) and SIGTERM as cancellation: the first cancels the running command's task,
 /// which ends as it can (a sync's write transaction rolls back, its downloads stop); a second
-/// exits at once, and so does the first if the command has not ended `grace` after it (a
-/// command blocked in a call that no cancellation reaches: a write to a pipe nobody reads).
+/// exits at once (the first one repeated within `repeatWindow` is the same request, not a
+/// second), and so does the first if the command has not ended `grace` after it (a command
+/// blocked in a call that no cancellation reaches: a write to a pipe nobody reads).
 /// A command so interrupted exits 128 + the signal's number (130 for SIGINT, 143 for SIGTERM),
 /// what a shell reports for a process the signal killed; one that finished all the same (the
 /// signal came too late to stop it) exits as it would have, if it also ends (closing its
 /// store) within `grace` of the signal.
 final class Interrupts: @unchecked Sendable {
-    // Why @unchecked Sendable is safe: `received`, `handler` and `sources` are read and written
-    // only while `lock` is held, `handledFlag` only while `handledCondition` is; the signal
-    // sources' handlers run on a dispatch queue and only call `receive`.
+    // Why @unchecked Sendable is safe: `received`, `receivedAt`, `handler` and `sources` are
+    // read and written only while `lock` is held, `handledFlag` only while `handledCondition`
+    // is; the signal sources' handlers run on a dispatch queue and only call `receive`.
     private let lock = NSLock()
     private var received: Int32?
+    /// When the first signal came (`repeatWindow`).
+    private var receivedAt: ContinuousClock.Instant?
     private var handler: (@Sendable () -> Void)?
     /// Kept so that the sources live as long as this object (the whole run).
     private var sources: [any DispatchSourceSignal] = []
@@ -88,13 +91,39 @@ final class Interrupts: @unchecked Sendable {
         return .seconds(5)
     }()
 
+    /// How soon a repeat of the first signal counts as the same request, not a second one.
+    /// coreutils `timeout` sends its signal to the command and then to the command's process
+    /// group, storectl included: two SIGTERMs microseconds apart (a parent that signals its
+    /// whole group does the same), which the second-signal rule turned into an exit at once,
+    /// without a word or a rollback. 200 ms is far more than the gap between two such `kill`s
+    /// on a loaded machine, and less than a person takes to see that the first Ctrl-C did not
+    /// stop the command and press it again (reaction times are 250 ms and more). Another
+    /// signal (SIGINT after SIGTERM), or the same one later, still ends the command at once.
+    /// (Tests that must send the repeat after seeing the first one's effect set a longer one
+    /// with `STORECTL_TEST_SIGNAL_REPEAT_WINDOW` seconds; debug builds only.)
+    static let repeatWindow: Duration = {
+        #if DEBUG
+            if let text = ProcessInfo.processInfo.environment["STORECTL_TEST_SIGNAL_REPEAT_WINDOW"], let seconds = Int(text) {
+                return .seconds(seconds)
+            }
+        #endif
+        return .milliseconds(200)
+    }()
+
     private func receive(_ number: Int32) {
-        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
-            // The second signal: the user insists.
-            if let first = received { Self.exitNow(128 + first) }
+        let now = ContinuousClock.now
+        let (isRepeat, handler) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
+            if let first = received {
+                // The same signal again, at once: the same request, delivered twice.
+                if number == first, let firstAt = receivedAt, now - firstAt < Self.repeatWindow { return (true, nil) }
+                // A second signal: the user insists.
+                Self.exitNow(128 + first)
+            }
             received = number
-            return self.handler
+            receivedAt = now
+            return (false, self.handler)
         }
+        if isRepeat { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.grace) { Self.exitNow(128 + number) }
         handler?()
         handledCondition.withLock {

@@ -204,6 +204,80 @@ struct SyncLifecycleTests {
         #expect(after == before, "the store file changed")
     }
 
+    /// `sync FIFO --json` (argv[1] is storectl) with its stdout a pipe already full, so that
+    /// once interrupted it stays blocked writing its `interrupted` report until the pipe is
+    /// read. SIGTERM; once the sync has closed the FIFO (the cancellation has run), SIGTERM
+    /// again; the exit is waited for (2 s at most: a storectl that takes the repeat as "exit at
+    /// once" ends in milliseconds), then the pipe read. Prints the status, then the report and
+    /// the stderr that came after the filler.
+    static let repeatedSignalHarness = """
+        import fcntl, os, signal, subprocess, sys, threading
+        storectl = sys.argv[1]
+        os.mkfifo("feed.fifo")
+        out_r, out_w = os.pipe()
+        fcntl.fcntl(out_w, fcntl.F_SETFL, os.O_NONBLOCK)
+        filler = 0
+        for size in (4096, 1):
+            try:
+                while True:
+                    filler += os.write(out_w, b"x" * size)
+            except BlockingIOError:
+                pass
+        fcntl.fcntl(out_w, fcntl.F_SETFL, 0)
+        sync = subprocess.Popen([storectl, "sync", "feed.fifo", "--json"], stdout=out_w, stderr=subprocess.PIPE)
+        os.close(out_w)
+        feed = os.open("feed.fifo", os.O_WRONLY)
+        os.write(feed, b'{"version": 1, ')
+        sync.send_signal(signal.SIGTERM)
+        fcntl.fcntl(feed, fcntl.F_SETFL, os.O_NONBLOCK)
+        try:
+            while True:
+                try:
+                    os.write(feed, b" ")
+                except BlockingIOError:
+                    pass
+        except BrokenPipeError:
+            pass
+        sync.send_signal(signal.SIGTERM)
+        try:
+            sync.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+        chunks = []
+        reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(out_r, 65536), b"")))
+        reader.start()
+        errors = sync.stderr.read().decode()
+        status = sync.wait()
+        reader.join()
+        print("exit", status)
+        print(b"".join(chunks)[filler:].decode(), end="")
+        print(errors, end="")
+        """
+
+    @Test("SIGTERM repeated at once (coreutils timeout: to storectl, then to its group) is one request: it winds down, exit 143")
+    func repeatedSigtermIsOneRequest() async throws {
+        // `timeout` signals its child and then the child's process group: two SIGTERMs a moment
+        // apart. Taken as "the user insists", the second made storectl exit at once, with no
+        // word and no report. The repeat here comes once the first one's cancellation has run,
+        // while the sync is still winding down (blocked writing its report), and within a
+        // repeat window the test makes long (`STORECTL_TEST_SIGNAL_REPEAT_WINDOW`), so that a
+        // loaded machine cannot push it past the window (and a long grace period, so that the
+        // sync, blocked on its stdout, is not ended by it).
+        let storectl = try await seededStore()
+        let (before, _) = try snapshot(storectl)
+        let harness = try storectl.directory.write(Data(Self.repeatedSignalHarness.utf8), to: "harness.py")
+        let script = #"STORECTL_TEST_SIGNAL_REPEAT_WINDOW=600 STORECTL_TEST_INTERRUPT_GRACE=600 exec python3 "$1" "$0""#
+        let result = try await storectl.run(
+            ["-c", script, try Storectl.executableURL().path, harness], shell: true, timeout: 300)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.lines.first == "exit 143", "\(result)")
+        #expect(result.stdout.contains(#""status": "interrupted""#), "\(result)")
+        #expect(result.stdout.contains("interrupted; the store is unchanged"), "\(result)")
+        let (after, leftovers) = try snapshot(storectl)
+        #expect(after == before, "the store file changed")
+        #expect(!leftovers, "the store was not closed")
+    }
+
     @Test("SIGINT on a stalled server: the request is abandoned, exit 130 well before any timeout")
     func sigintOnStalledServer() async throws {
         let storectl = try await seededStore()
