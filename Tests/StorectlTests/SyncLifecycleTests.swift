@@ -329,6 +329,36 @@ struct SyncLifecycleTests {
         expectFailure(plain, status: 1, mentioning: ["events[0].date"])
     }
 
+    @Test("a sync done but whose report cannot be written (stdout on /dev/full): exit 3, says it is done; a dry run's: exit 1")
+    func reportThatCannotBeWritten() async throws {
+        // It exited 1, "Error: stdout: ...", which says the store is unchanged, while the
+        // records were committed.
+        let storectl = try await seededStore()
+        for (name, id) in [("one.json", "one"), ("two.json", "two")] {
+            let feed =
+                #"{"version": 1, "frameworks": [{"id": "\#(id)", "name": "N", "imageName": "n", "urlString": "https://example.com/n", "description": "d"}]}"#
+            try storectl.directory.write(Data(feed.utf8), to: name)
+        }
+        let script = """
+            "$0" sync one.json --dry-run > /dev/full 2> dry.err; echo "dry-run $?"
+            "$0" sync one.json > /dev/full 2> applied.err; echo "applied $?"
+            "$0" sync two.json --json > /dev/full 2> json.err; echo "json $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true)
+        #expect(result.lines == ["dry-run 1", "applied 3", "json 3"], "\(result)")
+        let error = { (name: String) in
+            (try? String(contentsOfFile: storectl.directory.file(name), encoding: .utf8)) ?? "(none)"
+        }
+        #expect(error("dry.err").contains("report could not be written"), "\(error("dry.err"))")
+        for name in ["applied.err", "json.err"] {
+            #expect(error(name).contains("is applied, but its report could not be written: stdout: "), "\(name): \(error(name))")
+            #expect(!error(name).contains("unchanged"), "\(name): \(error(name))")
+        }
+        #expect(
+            try await sqlite3(storectl.db, "SELECT group_concat(id) FROM (SELECT id FROM frameworks ORDER BY id)")
+                == "kept,one,two")
+    }
+
     @Test("sync - reads the feed from stdin")
     func syncFromStdin() async throws {
         let storectl = try Storectl()

@@ -28,6 +28,17 @@ enum Output {
         writeOrExit(JSONWriter(pretty: pretty).string(value) + "\n")
     }
 
+    /// `print`, throwing `CLIError` (`stdout: REASON`) when stdout cannot be written, for a
+    /// command whose work is done by then and which says so itself (a sync's report).
+    static func tryPrint(_ text: TerminalText) throws {
+        try write(Array((text.text + "\n").utf8), to: STDOUT_FILENO)
+    }
+
+    /// `printJSON`, throwing as `tryPrint` does.
+    static func tryPrintJSON(_ value: JSONValue, pretty: Bool = true) throws {
+        try write(Array((JSONWriter(pretty: pretty).string(value) + "\n").utf8), to: STDOUT_FILENO)
+    }
+
     static func writeRaw(_ data: Data) {
         do {
             try write(data, to: STDOUT_FILENO)

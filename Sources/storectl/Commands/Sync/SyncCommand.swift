@@ -13,7 +13,8 @@ struct SyncRunCommand: AsyncParsableCommand {
             (invalid feed, network, disk; a manifest older than the last one synced also marks the \
             source's cursor suspect, and says so); 3 the records were applied but some images were not stored \
             (failed to download, or larger than the whole image budget; retried next sync), or the \
-            sync's last bookkeeping write failed (a full disk; the next sync reads the feed again); 64 bad \
+            sync's last bookkeeping write failed (a full disk; the next sync reads the feed again), or the \
+            report of a sync done could not be written to stdout (a dry run's: 1); 64 bad \
             arguments; 130 (SIGINT, Ctrl-C) or 143 (SIGTERM) interrupted: the store is unchanged, or, \
             if the signal came while images downloaded, the records are applied.
             SOURCE - reads the feed from stdin.
@@ -118,10 +119,21 @@ struct SyncRunCommand: AsyncParsableCommand {
             throw error
         }
         progress.finish()
-        if json {
-            Output.printJSON(report.jsonValue)
-        } else {
-            Output.print(Self.render(report))
+        // The sync is done (applied, or found up to date, and recorded) whether or not its
+        // report can be written: a stdout that cannot be (closed, a full disk, a reader gone
+        // where SIGPIPE is ignored) says so and exits 3, never 1, which says the store is
+        // unchanged. A dry run did nothing but its report: it fails (1). A reader gone early
+        // (`| head`) still ends storectl by SIGPIPE, as it ends any program.
+        var reportUnwritten = false
+        do {
+            if json { try Output.tryPrintJSON(report.jsonValue) } else { try Output.tryPrint(Self.render(report)) }
+        } catch {
+            if report.status == .dryRun {
+                throw CLIError("sync from \(source) into \(path): the dry run's report could not be written: \(error)")
+            }
+            let done: TerminalText = report.status == .upToDate ? "is up to date" : "is applied"
+            Output.printError("sync from \(source) into \(path) \(done), but its report could not be written: \(error)")
+            reportUnwritten = true
         }
         for failure in report.imageFailures { Output.printError("image \(failure.url): \(failure.reason)") }
         if let unrecorded = report.unrecorded {
@@ -129,7 +141,9 @@ struct SyncRunCommand: AsyncParsableCommand {
                 "sync from \(source) into \(path): the records (and the images downloaded) are applied, but the sync's history, validators and cursor could not be written (the next sync reads the feed again):\n\(unrecorded)"
             )
         }
-        if report.images.failed > 0 || report.unrecorded != nil { throw ExitCode(Self.imagesFailedExitCode) }
+        if report.images.failed > 0 || report.unrecorded != nil || reportUnwritten {
+            throw ExitCode(Self.imagesFailedExitCode)
+        }
     }
 
     /// What `--json` prints for a sync that failed.
