@@ -45,6 +45,28 @@ struct BusyTimeoutTests {
         #expect(try await sqlite3(storectl.db, "SELECT id FROM frameworks") == "a")
     }
 
+    @Test("a sync behind another process's write lock fails after one busy timeout, not two, and adds no history row")
+    func syncBehindTheWriteLockWaitsOnce() async throws {
+        // After the write lock's timeout, the failure's history row waited a whole timeout
+        // again (3 s became 6 s), and the message still said "waited 3 s".
+        let storectl = try Storectl()
+        expectSuccess(try await storectl("migrate"))
+        let feed = try storectl.directory.write(Data(PublishTests.feed(frameworks: 2).utf8), to: "feed.json")
+        let holder = try await WriteLockHolder(storectl.db)
+        let started = ContinuousClock.now
+        let result = try await storectl.run(["--busy-timeout", "15", "sync", feed])
+        let elapsed = ContinuousClock.now - started
+        await holder.release()
+        expectFailure(result, status: 1, mentioning: [storectl.db, "another process holds the write lock", "waited 15 s"])
+        // One timeout (15 s) and the start of a process; two would be 30 s. The timeout is long
+        // so that the margin (10 s) covers a loaded machine: with 3 s, a full suite run next to
+        // builds took 9 s for one wait.
+        #expect(elapsed < .seconds(25), "\(elapsed): \(result)")
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM sync_history") == "0")
+        expectSuccess(try await storectl.run(["--busy-timeout", "3", "sync", feed]))
+        #expect(try await sqlite3(storectl.db, "SELECT count(*) FROM sync_history") == "1")
+    }
+
     @Test("a write waits for another process's write to finish, within the timeout")
     func waitsForTheOtherWriter() async throws {
         let storectl = try Storectl()

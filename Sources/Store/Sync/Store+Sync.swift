@@ -21,7 +21,9 @@ extension Store {
     ///   program on this store, an app update that adds a kind), every page is fetched
     ///   unconditionally and reconciled (a published feed: from its snapshot);
     /// - with `options.dryRun`, the same report is computed and nothing is written;
-    /// - every sync but a dry run is recorded in the history, failures included; the entry of a
+    /// - every sync but a dry run is recorded in the history, failures included (but one that
+    ///   failed waiting for another process's write lock past the busy timeout: its entry
+    ///   would wait as long again, for the same lock); the entry of a
     ///   sync that applied its records is committed in the same transaction as they are, so it
     ///   exists if and only if they were applied (and is completed once the images are
     ///   downloaded). A failed sync adds its history row and changes nothing else;
@@ -39,7 +41,10 @@ extension Store {
         } catch {
             // A cancelled sync is not recorded: the store stays exactly as it was.
             if error is CancellationError || Task.isCancelled { throw CancellationError() }
-            if !options.dryRun {
+            // A sync that failed waiting for another process's write lock adds no history row:
+            // writing it would wait for that lock again, a whole busy timeout more (3 s became
+            // 6), and most likely fail the same way.
+            if !options.dryRun, !Self.isWriteLockTimeout(error) {
                 let entry = SyncHistoryEntry(
                     source: source.key, startedAt: startedAt, finishedAt: clock.now(),
                     policy: options.policy, outcome: .failed, error: String(describing: error))
@@ -168,6 +173,11 @@ extension Store {
         return try await finishApplied(
             report, downloads: downloads, records: records, historyID: historyID, dryRun: dryRun, source: key,
             validators: newValidators, policy: policy, startedAt: startedAt, now: now, options: options)
+    }
+
+    private static func isWriteLockTimeout(_ error: any Error) -> Bool {
+        if case .writeLockTimeout = error as? StoreError { return true }
+        return false
     }
 
     /// Removes the temporary folders of the downloads under way, for a process about to end
