@@ -79,11 +79,49 @@ struct PublishFolderSafetyTests {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
         #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
         expectFailure(
-            try await cli("--db", "src.sqlite", "publish", folder), status: 1, mentioning: [folder, "another publish"])
+            try await cli("--db", "src.sqlite", "publish", folder), status: 1,
+            mentioning: [folder, "another publish (or another program) holds the lock on this folder"])
         #expect(try names(folder) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json")) == manifest)
         close(descriptor)
         expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+    }
+
+    @Test("a publish that waited for the folder's lock publishes the store as it is then, never rolling the folder back")
+    func aPublishWaitingForTheLockReadsTheStoreAfterIt() async throws {
+        let (cli, folder) = try await published()
+        let generation = try PublishTests.manifest(folder)["generation"] as? String
+        // Another publisher holds the folder's lock while B starts; B says (a test switch) once
+        // it waits for the lock, and then waits as long as it takes.
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let waiting = try await cli.start(
+            ["--db", "src.sqlite", "publish", folder, "--json"], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
+        let waits = await waiting.wait(within: .seconds(120)) { $0.stderr.contains("waiting for the lock") }
+        #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
+        // Meanwhile a commit, and the lock's holder publishes it (head 2): as another publish
+        // would, through a copy of the folder, its new files and manifest put in place.
+        try await change(cli, "committed while B waited")
+        let copy = cli.directory.file("pub-copy")
+        try FileManager.default.copyItem(atPath: folder, toPath: copy)
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", copy))
+        let present = try names(folder)
+        for name in try names(copy) where name != "manifest.json" && !present.contains(name) {
+            try FileManager.default.copyItem(atPath: copy + "/" + name, toPath: folder + "/" + name)
+        }
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: copy + "/manifest.json"))
+        try manifest.write(to: URL(fileURLWithPath: folder + "/manifest.json"), options: .atomic)
+        close(descriptor)
+        #expect(await waiting.waitForExit(within: .seconds(120)) == 0, "\(waiting.stderr)")
+        // B read the store once it held the lock: the folder already has it all. (Reading it
+        // before, it saw the manifest ahead of its snapshot and published the older state as a
+        // new generation: clients read it whole, and lost the change.)
+        let report = try JSON.object(waiting.stdout)
+        #expect(report["outcome"] as? String == "unchanged", "\(report)")
+        let after = try PublishTests.manifest(folder)
+        #expect(after["generation"] as? String == generation && after["head"] as? Int == 2, "\(after)")
+        expectSuccess(try await cli("--db", "client.sqlite", "sync", folder, "--quiet"))
+        #expect(try await PublishTests.export(cli, "client.sqlite") == PublishTests.export(cli, "src.sqlite"))
     }
 
     @Test("a published file changed by hand is not merged; a manifest that cannot be read is not replaced")

@@ -17,7 +17,8 @@ import Foundation
 /// 4. Files that no manifest has named for the grace period are deleted: only files named as a
 ///    publisher names them (`PublishedFileName`), never the store's own.
 ///
-/// The whole publish holds the folder's `PublishLock`: one publish per folder at a time.
+/// The whole publish holds the folder's `PublishLock`, taken before the read transaction began:
+/// one publish per folder at a time, each reading the store as the last one left it.
 struct Publisher {
     let folder: URL
     /// The store's file (nil in memory), never deleted from the folder whatever its name.
@@ -34,7 +35,8 @@ struct Publisher {
 
     private var manifestPath: String { folder.appendingPathComponent(PublishedManifest.fileName).path }
 
-    func publish(db: Database) throws -> PublishReport {
+    /// Publishes what `db` (a read transaction begun once `lock` was held) holds.
+    func publish(db: Database, holding lock: PublishLock) throws -> PublishReport {
         // A program that does not register an app's kinds (storectl on the app's store) would
         // write a snapshot without the app's records, and merge segments dropping them: the
         // app's clients would never receive them. The app's tables come from its migrations.
@@ -45,7 +47,6 @@ struct Publisher {
                     "the store holds the tables of the app '\(other)' (its migrations), whose record kinds this program "
                     + "does not register: a publish would leave their records out; publish from the app")
         }
-        let lock = try PublishLock(folder: folder)
         defer { withExtendedLifetime(lock) {} }
         let previous = try readPreviousManifest()
         let storeID = try db.query("SELECT id FROM store_identity") { $0.text(0) }.first ?? ""

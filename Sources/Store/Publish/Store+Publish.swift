@@ -10,7 +10,8 @@ extension Store {
     /// and the manifest is replaced last, atomically; a publish killed at any moment leaves a
     /// folder that serves the previous or the new state. One publish per folder at a time: a
     /// second one, from this process or another, fails (after a second) with a `PublishError` while the
-    /// first holds its lock (an exclusive `flock` on the folder).
+    /// first holds its lock (an exclusive `flock` on the folder). The store is read once the
+    /// lock is held, so a publish that waited for another publishes the store as it is after it.
     ///
     /// Deletes from the folder only files it wrote (segments and snapshot pages, by name, and
     /// its own temporary files), once no manifest has named them for the grace period; never
@@ -31,6 +32,8 @@ extension Store {
             folder: folder, storePath: path, options: options, imageBudget: configuration.imageCacheBudget,
             now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes),
             appNamespace: configuration.appMigrations?.namespace)
-        return try await read { db in try publisher.publish(db: db) }
+        // The lock first, then the store's snapshot: see `PublishLock`.
+        let lock = try await PublishLock.acquire(folder: folder)
+        return try await read { db in try publisher.publish(db: db, holding: lock) }
     }
 }

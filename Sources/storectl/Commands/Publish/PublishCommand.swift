@@ -34,6 +34,12 @@ struct PublishCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        #if DEBUG
+            // Tests only (see `PublishLock.foundHeld`); a release build ignores the variable.
+            if ProcessInfo.processInfo.environment["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK"] == "1" {
+                PublishLock.foundHeld = { path in Output.printError("storectl test: waiting for the lock on \(path)") }
+            }
+        #endif
         var options = PublishOptions()
         options.gracePeriod = TimeInterval(graceSeconds)
         options.snapshotPageSize = pageSize
