@@ -124,6 +124,29 @@ struct PublishFolderSafetyTests {
         #expect(try await PublishTests.export(cli, "client.sqlite") == PublishTests.export(cli, "src.sqlite"))
     }
 
+    @Test("a publish interrupted (SIGTERM) while it waits for the folder's lock: exit 143, says the folder keeps its manifest")
+    func interruptedPublishSaysWhatIsLeft() async throws {
+        let (cli, folder) = try await published()
+        try await change(cli, "never published")
+        let before = try names(folder)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        defer { close(descriptor) }
+        let publish = try await cli.start(
+            ["--db", "src.sqlite", "publish", folder],
+            environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1", "STORECTL_TEST_INTERRUPT_GRACE": "600"])
+        let waits = await publish.wait(within: .seconds(120)) { $0.stderr.contains("waiting for the lock") }
+        #expect(waits, "the publish did not wait for the lock: \(publish.stderr)")
+        publish.send(SIGTERM)
+        #expect(await publish.waitForExit(within: .seconds(120)) == 143, "\(publish.stderr)")
+        #expect(
+            publish.stderr.contains("publish into \(folder) interrupted; the folder keeps its previous manifest"),
+            "\(publish.stderr)")
+        #expect(try names(folder) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json")) == manifest)
+    }
+
     @Test("a published file changed by hand is not merged; a manifest that cannot be read is not replaced")
     func untrustedFilesStopThePublish() async throws {
         let (cli, folder) = try await published()

@@ -49,6 +49,23 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        do {
+            try await export()
+        } catch is CancellationError {
+            // Interrupted before the renames: the old file (or pages) stays, whole, and no
+            // temporary file is left. To stdout, what was written is not a whole feed.
+            if let out, out != "-" {
+                let what: TerminalText =
+                    pageSize == nil ? "\(out) is left as it was" : "the pages in \(out) are left as they were"
+                Output.printError("export to \(out) interrupted; \(what)")
+            } else {
+                Output.printError("export interrupted; what it wrote to stdout is not a whole feed")
+            }
+            throw CancellationError()
+        }
+    }
+
+    private func export() async throws {
         try await warnOfOtherApps()
         let (pageSize, includingImageData) = (pageSize, !noImageData)
         // Streamed: records are written as they are read, so an export of any size runs in

@@ -13,7 +13,8 @@ struct PublishCommand: AsyncParsableCommand {
             grow. Serve the folder with any static HTTP server: every file but manifest.json is \
             immutable (Cache-Control: immutable); manifest.json must be revalidated (no-cache). \
             Clients sync from DIR/manifest.json (or its URL) and fetch only what changed. \
-            Exit status: 0 published or unchanged; 1 failed (the folder still serves its previous state).
+            Exit status: 0 published or unchanged; 1 failed (the folder still serves its previous state); \
+            130 (SIGINT) or 143 (SIGTERM) interrupted (so does the folder).
             """
     )
 
@@ -44,7 +45,15 @@ struct PublishCommand: AsyncParsableCommand {
         options.gracePeriod = TimeInterval(graceSeconds)
         options.snapshotPageSize = pageSize
         let url = URL(fileURLWithPath: folder)
-        let report = try await store.withStore(.existing) { try await $0.publish(to: url, options: options) }
+        let report: PublishReport
+        do {
+            report = try await store.withStore(.existing) { try await $0.publish(to: url, options: options) }
+        } catch is CancellationError {
+            // Interrupted before its new manifest replaced the old one (the one atomic step):
+            // clients still get the previous state, whole.
+            Output.printError("publish into \(folder) interrupted; the folder keeps its previous manifest")
+            throw CancellationError()
+        }
         if json {
             var members: [String: JSONValue] = [
                 "outcome": .string(report.outcome.rawValue), "generation": .string(report.generation),
