@@ -105,28 +105,40 @@ struct SyncLifecycleTests {
 
     /// Answers with headers and streams a body without end (as fast as it is read), and says
     /// so once 32 MiB are sent: a large download under way, whose spool file takes a moment to
-    /// delete.
+    /// delete. Says "ended" instead if the client went away first, or never came within two
+    /// minutes, so that the script reading the FIFO never waits for good (the test then fails
+    /// on its line, not on its time limit).
     static let streamingServer = """
         import socket, sys
         server = socket.socket()
         server.bind(("127.0.0.1", 0))
         server.listen(5)
+        server.settimeout(120)
         with open(sys.argv[1], "w") as port:
             port.write(str(server.getsockname()[1]) + "\\n")
-        connection, _ = server.accept()
-        connection.recv(65536)
-        connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 200000000\\r\\n\\r\\n")
-        connection.sendall(b'{"version": 1, "frameworks": [')
-        sent = 0
+        said = False
+        def say(what):
+            global said
+            if not said:
+                said = True
+                with open(sys.argv[2], "w") as ready:
+                    ready.write(what + "\\n")
         try:
+            connection, _ = server.accept()
+            connection.settimeout(None)
+            connection.recv(65536)
+            connection.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 200000000\\r\\n\\r\\n")
+            connection.sendall(b'{"version": 1, "frameworks": [')
+            sent = 0
             while True:
                 connection.sendall(b" " * 65536)
                 sent += 65536
                 if sent == 32 << 20:
-                    with open(sys.argv[2], "w") as ready:
-                        ready.write("downloading\\n")
+                    say("downloading")
         except OSError:
             pass
+        finally:
+            say("ended")
         """
 
     @Test("two Ctrl-Cs during a download: exit 130, and the download's temporary folder is removed")

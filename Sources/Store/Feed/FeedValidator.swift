@@ -142,7 +142,11 @@ struct FeedValidator {
                         // A published feed's segment: version-1 members plus `generation`,
                         // `from` and `to`, which the manifest sync checks.
                         case .number("2") where acceptsSegments: break
-                        case .number(let text) where Self.isNewerVersion(text): newerVersion = text
+                        case .number(let text) where Self.isNewerVersion(text):
+                            newerVersion = text
+                            // Counted at once, so that no record after it reaches the sink (the
+                            // `defer` above says it in its final words).
+                            problem("version", "is a newer feed version than this client reads")
                         case let value:
                             problem(
                                 "version",

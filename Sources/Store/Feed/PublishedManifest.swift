@@ -269,7 +269,8 @@ public struct ManifestError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong, in words.
     public let message: String
     /// True for a manifest older than the store's cursor (refused): the source's cursor was
-    /// marked suspect, so that its next sync reads the snapshot. Nothing else was written.
+    /// marked suspect, so that its next sync reads the snapshot. Nothing else was written but
+    /// the failure's history row.
     public let cursorMarkedSuspect: Bool
 
     init(source: String, path: String, message: String, cursorMarkedSuspect: Bool = false) {

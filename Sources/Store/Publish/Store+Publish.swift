@@ -28,12 +28,13 @@ extension Store {
                 throw PublishError(path: folder.path, reason: "cannot create the folder: \(FeedLoader.reason(error))")
             }
         }
+        // The lock first, then the store's snapshot and the publish's time: see `PublishLock`
+        // (a publish that waited stamps its manifest and retirements with when it ran).
+        let lock = try await PublishLock.acquire(folder: folder)
         let publisher = Publisher(
             folder: folder, storePath: path, options: options, imageBudget: configuration.imageCacheBudget,
             now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes),
             appNamespace: configuration.appMigrations?.namespace)
-        // The lock first, then the store's snapshot: see `PublishLock`.
-        let lock = try await PublishLock.acquire(folder: folder)
         return try await read { db in try publisher.publish(db: db, holding: lock) }
     }
 }

@@ -26,7 +26,9 @@ extension Store {
     ///   would wait as long again, for the same lock); the entry of a
     ///   sync that applied its records is committed in the same transaction as they are, so it
     ///   exists if and only if they were applied (and is completed once the images are
-    ///   downloaded). A failed sync adds its history row and changes nothing else;
+    ///   downloaded). A failed sync adds its history row and changes nothing else (but a
+    ///   refused stale manifest, which also marks the source's cursor suspect:
+    ///   ``ManifestError/cursorMarkedSuspect``);
     /// - cancelling the task that awaits it stops it: before its records are committed, it
     ///   throws `CancellationError` and leaves the store exactly as it was (no history row
     ///   either); while images download (the records committed), the downloads stop and the

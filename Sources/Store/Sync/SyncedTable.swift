@@ -40,12 +40,3 @@ extension LocalComparison {
         received = statement.isNull(1) ? nil : UInt64(bitPattern: statement.int64(1))
     }
 }
-
-extension SyncedTable {
-    /// Compares through the record hash; tables override it with one query.
-    func compare(_ record: Record, stream: Int64) throws -> LocalComparison? {
-        guard let local = try find(Self.key(of: record)) else { return nil }
-        let received = try SyncStateTable(db: database).receivedHash(stream: stream, key: Self.key(of: record))
-        return LocalComparison(equal: Self.hash(of: local) == Self.hash(of: record), received: received)
-    }
-}

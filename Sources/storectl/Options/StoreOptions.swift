@@ -190,7 +190,7 @@ struct StoreOptions: ParsableArguments {
     private static func warnOfLeftFiles(_ files: [String], path: String) {
         guard !files.isEmpty else { return }
         Output.printError(
-            "warning: the store \(path) was replaced or removed while this command had it open, and another process still has the old store's \(files.joined(separator: " and ")) open, so they were left: stop the processes that have \(path) open, then remove \(files.count == 1 ? "it" : "them") before the store is opened again (the next process to open \(path) would read the old store's changes into it)"
+            "warning: the store \(path) was replaced or removed while this command had it open, and another process may still have the old store's \(files.joined(separator: " and ")) open (or that could not be checked), so they were left: stop the processes that have \(path) open, then remove \(files.count == 1 ? "it" : "them") before the store is opened again (the next process to open \(path) would read the old store's changes into it)"
         )
     }
 

@@ -14,7 +14,7 @@ struct PublishCommand: AsyncParsableCommand {
             immutable (Cache-Control: immutable); manifest.json must be revalidated (no-cache). \
             Clients sync from DIR/manifest.json (or its URL) and fetch only what changed. \
             Exit status: 0 published or unchanged; 1 failed (the folder still serves its previous state); \
-            130 (SIGINT) or 143 (SIGTERM) interrupted (so does the folder).
+            130 (SIGINT) or 143 (SIGTERM) interrupted (the folder still serves its previous state).
             """
     )
 

@@ -10,7 +10,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         abstract: "Reconcile the store with a JSON feed from a file or an http(s) URL.",
         discussion: """
             Exit status: 0 applied, up to date or dry run; 1 the sync failed and the store is unchanged \
-            (invalid feed, network, disk; a manifest older than the last one synced also marks the \
+            but for the failure's history row (invalid feed, network, disk; a manifest older than the last one synced also marks the \
             source's cursor suspect, and says so); 3 the records were applied but some images were not stored \
             (failed to download, or larger than the whole image budget; retried next sync), or the \
             sync's last bookkeeping write failed (a full disk; the next sync reads the feed again), or the \
