@@ -34,6 +34,9 @@ public final class Store: Sendable {
     /// commits nothing if one was replaced, no connection checkpoints as it closes if the -wal
     /// or -shm was, and the close removes the old file's -wal and -shm if the database was.
     let walFiles: WALFiles?
+    /// The store's entry in the process's registry of open database files (nil in memory):
+    /// released once its connections are closed (see `OpenDatabaseFiles`).
+    let openFile: OpenDatabaseFiles?
 
     /// The first of the store's files (database, -wal, -shm) that was removed or replaced since
     /// it opened (looked at now), or nil; nil in memory. For a long-running reader of the store
@@ -138,7 +141,7 @@ public final class Store: Sendable {
 
     private init(
         path: String?, configuration: Configuration, writer: DatabaseWriter, readers: ReaderPool?, changeMonitor: ChangeMonitor,
-        walFiles: WALFiles?
+        walFiles: WALFiles?, openFile: OpenDatabaseFiles?
     ) {
         self.path = path
         self.configuration = configuration
@@ -146,6 +149,7 @@ public final class Store: Sendable {
         self.readers = readers
         self.changeMonitor = changeMonitor
         self.walFiles = walFiles
+        self.openFile = openFile
         self.imagePipeline = ImagePipeline(
             cache: Self.imageCacheAccess(writer: writer, readers: readers, configuration: configuration))
         changeMonitor.attach(Self.changeLogAccess(writer: writer, readers: readers))
@@ -183,26 +187,43 @@ public final class Store: Sendable {
     ) async throws -> (store: Store, created: Bool) {
         try await onBlockingQueue {
             try Self.check(configuration)
-            try StoreFile.checkNotAFolder(path)
-            // A link to nothing: SQLite would create the file it names with the umask's mode,
-            // not 0600 (an exclusive create does not follow a link).
-            var link = stat(), target = stat()
-            if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, stat(path, &target) != 0, errno == ENOENT {
-                throw StoreError.cannotOpen(path: path, reason: "it is a symbolic link to a file that does not exist")
+            // Before any descriptor of the file is opened: see `OpenDatabaseFiles`.
+            let openFile = OpenDatabaseFiles(opening: path)
+            do {
+                let store = try openRegistered(at: path, configuration: configuration, openFile: openFile)
+                openFile.opened()
+                return store
+            } catch {
+                openFile.release()
+                throw error
             }
-            if !configuration.createIfMissing {
-                var info = stat()
-                if stat(path, &info) != 0 {
-                    let code = errno
-                    if code == ENOENT { throw StoreError.storeNotFound(path: path) }
-                    throw StoreFile.cannotOpen(path, code: code)
-                }
-            }
-            let created = try createFileIfMissing(path)
-            try StoreFile.checkHeader(path)
-            if !created { try StoreFile.checkWALFilesCanExist(path) }
-            return (try Store(opening: path, configuration: configuration), created)
         }
+    }
+
+    /// `openReportingCreation(at:configuration:)` on the blocking queue, once the path is
+    /// registered as being opened (`openFile`).
+    private static func openRegistered(
+        at path: String, configuration: Configuration, openFile: OpenDatabaseFiles
+    ) throws -> (store: Store, created: Bool) {
+        try StoreFile.checkNotAFolder(path)
+        // A link to nothing: SQLite would create the file it names with the umask's mode,
+        // not 0600 (an exclusive create does not follow a link).
+        var link = stat(), target = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, stat(path, &target) != 0, errno == ENOENT {
+            throw StoreError.cannotOpen(path: path, reason: "it is a symbolic link to a file that does not exist")
+        }
+        if !configuration.createIfMissing {
+            var info = stat()
+            if stat(path, &info) != 0 {
+                let code = errno
+                if code == ENOENT { throw StoreError.storeNotFound(path: path) }
+                throw StoreFile.cannotOpen(path, code: code)
+            }
+        }
+        let created = try createFileIfMissing(path)
+        try StoreFile.checkHeader(path)
+        if !created { try StoreFile.checkWALFilesCanExist(path) }
+        return (try Store(opening: path, configuration: configuration, openFile: openFile), created)
     }
 
     /// A store in memory, gone when the last reference goes: for tests and previews. Reads go
@@ -213,7 +234,7 @@ public final class Store: Sendable {
     public static func inMemory(configuration: Configuration = .init()) async throws -> Store {
         try await onBlockingQueue {
             try Self.check(configuration)
-            return try Store(opening: nil, configuration: configuration)
+            return try Store(opening: nil, configuration: configuration, openFile: nil)
         }
     }
 
@@ -230,7 +251,9 @@ public final class Store: Sendable {
     }
 
     /// Opens a store whose configuration `check` passed (both entry points check it first).
-    private convenience init(opening path: String?, configuration: Configuration) throws {
+    /// `openFile`: the path's entry in the registry of open database files (nil in memory); the
+    /// writer's file is registered in it as soon as the writer has opened it.
+    private convenience init(opening path: String?, configuration: Configuration, openFile: OpenDatabaseFiles?) throws {
         let options = Database.OpenOptions(
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
@@ -242,7 +265,10 @@ public final class Store: Sendable {
             observedTables: ObservedKindTable.all(registering: configuration.recordTypes), now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
-            if path != nil {
+            if let path {
+                // Before any statement takes SQLite's locks on it: from now on a descriptor of
+                // this file that another opener in this process closes is parked instead.
+                openFile?.identify(FileIdentity(of: path))
                 // Before anything is written (WAL mode persists in the file): refuse another
                 // application's database unchanged.
                 try StoreFile.check(database)
@@ -271,7 +297,7 @@ public final class Store: Sendable {
                     path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
                     vfsName: configuration.vfsName, walFiles: walFiles)
             },
-            changeMonitor: monitor, walFiles: walFiles)
+            changeMonitor: monitor, walFiles: walFiles, openFile: openFile)
     }
 
     // MARK: Reading and writing
@@ -457,7 +483,9 @@ public final class Store: Sendable {
         changeMonitor.close()
         await writer.close()
         await readers?.close()
-        // Every connection is closed: SQLite's locks on the old -shm are gone with them.
+        // Every connection is closed: SQLite's locks on the old -shm and the old file are gone
+        // with them, and the descriptors parked on the old file may go too.
+        openFile?.release()
         return walFiles?.removeOrphanedWALFiles() ?? []
     }
 
@@ -528,7 +556,8 @@ public final class Store: Sendable {
     static func createFileIfMissing(_ path: String) throws -> Bool {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         if descriptor >= 0 {
-            _ = Foundation.close(descriptor)
+            // Another store of this process may have opened the new file already.
+            OpenDatabaseFiles.close(descriptor)
             return true
         }
         let code = errno

@@ -75,15 +75,32 @@ enum StoreFile {
     ///
     /// Anything but a regular file (a FIFO, a device, a socket) is refused before it is read:
     /// opening a FIFO for reading waited for a writer forever, and no signal could end it.
+    ///
+    /// Its descriptor is closed through `OpenDatabaseFiles.close(_:)`: if another store of this
+    /// process has the file open, closing it would drop that store's connections' `fcntl` locks
+    /// (they belong to the process), among them the SHARED lock that keeps another process's
+    /// last close from checkpointing and deleting the `-wal` and `-shm` under it. The descriptor
+    /// is parked then, and closed with the last store on the file, as SQLite's unix VFS does for
+    /// its own. (Not skipping the read for a file another store has open: whether one has is
+    /// known only by the identity of the file opened, and a store may open it between that look
+    /// and the close; parking decides with the registry locked.)
     static func checkHeader(_ path: String) throws {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return } // SQLite will say why
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { OpenDatabaseFiles.close(descriptor) }
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
             throw StoreError.cannotOpen(path: path, reason: "it is not a regular file (a FIFO, a device or a socket)")
         }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + count, $0.count - count, off_t(count)) }
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else { break }
+            count += read
+        }
+        let header = Data(bytes[..<count])
         if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
             throw StoreError.notAStore(path: path, reason: "it is not a SQLite database")
         }

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The database files the stores of this process have open or are opening: by path from the
+/// start of `Store.open`, by identity (device and inode) once the store's writer has opened the
+/// file.
+///
+/// Why: `fcntl` locks belong to the process, and closing *any* descriptor of a file drops all
+/// of the process's locks on it ("all locks associated with a file for a given process are
+/// removed when any file descriptor for that file is closed by that process", fcntl(2)).
+/// SQLite's unix VFS keeps that rule for its own opens (os_unix.c, `unixInodeInfo` and its
+/// deferred closes), not for ours. In WAL mode every connection holds a SHARED lock on the
+/// database file for as long as it is open, and that lock is what keeps another process's
+/// last close from checkpointing and deleting the `-wal` and `-shm` (it takes EXCLUSIVE on the
+/// database first). So a descriptor this library opens on a database file of its own accord
+/// (`StoreFile.checkHeader`, `Store.createFileIfMissing`, `WALFiles.removeOrphanedWALFiles`)
+/// must not be closed while another store of this process has the file open: it is parked
+/// here, and closed once the last store with that file has closed its connections
+/// (`close(_:)`). And `WALFiles.removeOrphanedWALFiles` leaves the old file's `-wal` and
+/// `-shm` to a store of this process that is opening their path or has the file now there
+/// open (`Locked.isInUse(path:identity:)`), which its `fcntl` locks cannot tell it.
+///
+/// A connection this process opened to the file other than through `Store` is not known here.
+final class OpenDatabaseFiles: Sendable {
+    fileprivate struct Registry {
+        /// Standardized paths of stores being opened, and how many of each.
+        var opening: [String: Int] = [:]
+        /// Identities of the database files of open (or opening) stores, and how many stores have each.
+        var open: [FileIdentity: Int] = [:]
+        /// Descriptors not closed because a store had their file open, by the file.
+        var parked: [FileIdentity: [Int32]] = [:]
+    }
+
+    private static let registry = LockedBox(Registry())
+
+    /// What this store has registered: its path while opening, the identities of the files
+    /// its writer opened.
+    private let mine: LockedBox<(path: String?, identities: Set<FileIdentity>)>
+
+    /// Registers a store opening `path`: at the very start of `Store.open`, before any file is
+    /// opened.
+    init(opening path: String) {
+        let standardized = Self.standardized(path)
+        mine = LockedBox((standardized, []))
+        Self.registry.withLock { $0.opening[standardized, default: 0] += 1 }
+    }
+
+    deinit { release() }
+
+    /// Registers the file the store's writer has open: called once the writer's connection has
+    /// opened the file, before it runs a statement that reads it (a statement takes SQLite's
+    /// locks, and a descriptor closed by another opener meanwhile would drop them).
+    func identify(_ identity: FileIdentity?) {
+        guard let identity else { return }
+        let added = mine.withLock { $0.identities.insert(identity).inserted }
+        if added { Self.registry.withLock { $0.open[identity, default: 0] += 1 } }
+    }
+
+    /// The store has opened: its path no longer counts as being opened (its identities do).
+    func opened() {
+        guard
+            let path = mine.withLock({ mine in
+                defer { mine.path = nil }; return mine.path
+            })
+        else { return }
+        Self.registry.withLock { Self.remove(path, from: &$0.opening) }
+    }
+
+    /// The store has closed all its connections, or failed to open: unregisters it, and
+    /// closes the descriptors parked on a file no store of this process has open any more.
+    /// Later calls do nothing.
+    func release() {
+        let (path, identities) = mine.withLock { mine in
+            defer { mine = (nil, []) }
+            return mine
+        }
+        // Closed with the lock held: a store that identified the file just after would have
+        // its locks dropped by a close made after the lock was let go.
+        Self.registry.withLock { registry in
+            if let path { Self.remove(path, from: &registry.opening) }
+            for identity in identities {
+                Self.remove(identity, from: &registry.open)
+                if registry.open[identity] == nil, let parked = registry.parked.removeValue(forKey: identity) {
+                    for descriptor in parked { Foundation.close(descriptor) }
+                }
+            }
+        }
+    }
+
+    /// Closes `descriptor`, a descriptor of a database file this library opened itself (see
+    /// `Locked.close(_:)`).
+    static func close(_ descriptor: Int32) {
+        whileLocked { $0.close(descriptor) }
+    }
+
+    /// Runs `body` with the registry's lock held: no store starts opening, identifies its
+    /// file or releases it until `body` returns. For `WALFiles.removeOrphanedWALFiles`, which
+    /// must not unlink files such a store uses.
+    static func whileLocked<T>(_ body: (inout Locked) throws -> T) rethrows -> T {
+        try registry.withLock { registry in
+            var locked = Locked(registry: registry)
+            defer { registry = locked.registry }
+            return try body(&locked)
+        }
+    }
+
+    /// The registry, while its lock is held (`whileLocked`).
+    struct Locked {
+        fileprivate var registry: Registry
+
+        /// Whether a store of this process is opening `path` (nil: not asked), or has the file
+        /// `identity` open (nil: not asked).
+        func isInUse(path: String?, identity: FileIdentity?) -> Bool {
+            if let path, registry.opening[OpenDatabaseFiles.standardized(path)] != nil { return true }
+            if let identity, registry.open[identity] != nil { return true }
+            return false
+        }
+
+        /// Closes `descriptor`, a descriptor of a database file this library opened itself,
+        /// unless a store of this process has that file open (or is opening it and has
+        /// identified it): then it is kept open until the last such store has released it, so
+        /// that its close does not drop that store's connections' `fcntl` locks. Decided and
+        /// closed with the registry's lock held, so no store identifies the file between.
+        mutating func close(_ descriptor: Int32) {
+            guard descriptor >= 0 else { return }
+            if let identity = FileIdentity(ofDescriptor: descriptor), registry.open[identity] != nil {
+                registry.parked[identity, default: []].append(descriptor)
+            } else {
+                Foundation.close(descriptor)
+            }
+        }
+    }
+
+    fileprivate static func standardized(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    private static func remove<Key: Hashable>(_ key: Key, from counts: inout [Key: Int]) {
+        let left = (counts[key] ?? 1) - 1
+        counts[key] = left > 0 ? left : nil
+    }
+}
