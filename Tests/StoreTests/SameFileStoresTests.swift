@@ -43,4 +43,43 @@ struct SameFileStoresTests {
             #expect(contents.integrity == "ok")
         }
     }
+
+    /// The new store's writer had the restored file and the old -wal and -shm open before it
+    /// registered them (`WALFiles`, at the end of its open): the replaced store's close took
+    /// its locks through descriptors of its own (no conflict within a process), unlinked the
+    /// -wal and -shm, and closed the descriptors, dropping the new store's locks.
+    @Test("a replaced store closed while another store of the process opens its path leaves the -wal and -shm to it")
+    func replacedStoreClosedWhileAnotherOpens() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            let backup = directory.file("backup.sqlite")
+            _ = try await Replaced.makeBackup(at: backup)
+            let old = try await Store.open(at: path)
+            try await old.frameworks.insert(Fixtures.framework("a-1"))
+            try Replaced.Restore.rename.put(backup, at: path)
+            let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+            var configuration = Store.Configuration()
+            configuration.willFinishOpening = {
+                entered.signal()
+                _ = release.wait(timeout: .now() + 60)
+            }
+            let opening = Task { [configuration] in try await Store.open(at: path, configuration: configuration) }
+            #expect(await wait(for: entered))
+            let left = await old.closeReportingLeftFiles()
+            release.signal()
+            let store = try await opening.value
+            #expect(left == [path + "-wal", path + "-shm"])
+            #expect(Replaced.exists(path + "-wal"))
+            #expect(Replaced.exists(path + "-shm"))
+            try await store.frameworks.insert(Fixtures.framework("b-2"))
+            #expect(try await store.frameworks.fetchAll().map(\.id).contains("b-2"))
+            #expect(try await store.read { try $0.fetchOne("PRAGMA integrity_check")?[0].textValue } == "ok")
+            #expect(Replaced.exists(path + "-wal"))
+            #expect(Replaced.exists(path + "-shm"))
+            #expect(await store.closeReportingLeftFiles() == [])
+            let contents = try await Replaced.contents(of: path)
+            #expect(contents.frameworks.contains("b-2"))
+            #expect(contents.integrity == "ok")
+        }
+    }
 }

@@ -19,7 +19,8 @@ import Foundation
 /// moved" (pager.c, `databaseIsUnmoved`), and the next process to open the path read the old
 /// file's committed transactions into the restored one (its identity and frameworks, the old
 /// file's events; `integrity_check` said ok). So the store removes them itself once its last
-/// connection closed, if no other process has them open (`removeOrphanedWALFiles`).
+/// connection closed, unless another process or another store of this process may still use
+/// them (`removeOrphanedWALFiles`).
 ///
 /// Looking costs a `stat` per file, and on this project's virtual disk a `stat` of the WAL
 /// between two of its syncs made the next sync 40 to 60 µs dearer (a C loop of write, fdatasync
@@ -111,9 +112,11 @@ final class WALFiles: Sendable {
     /// For `Store.close()`, once every connection of the store is closed: if the database at
     /// the path is no longer the file the store opened (removed, or replaced by a restore), the
     /// `-wal` and `-shm` at the path that are still the ones it opened belong to the old file,
-    /// and are removed unless another process has them open. Returns the files it had to leave
-    /// because another process may be using them (empty otherwise: nothing was replaced, they
-    /// were removed, or they were no longer the store's).
+    /// and are removed unless something may still use them: another process with them open,
+    /// or another store of this process opening the path or with the file now there open.
+    /// Returns the files it had to leave because something may be using them (empty otherwise:
+    /// nothing was replaced, they were removed, they were no longer the store's, or another
+    /// store of this process has the old `-shm` open and removes them as it closes).
     ///
     /// Why: SQLite's close leaves them when the database file has moved, and "since rollback
     /// journals and WAL files are based on the name of the database file, the two different
@@ -133,11 +136,18 @@ final class WALFiles: Sendable {
     /// new descriptor; if another process holds it, the files are left. `fcntl` locks belong
     /// to the process, so the store's own, gone with its connections, do not count; another
     /// store of this process on the same `-shm` would not be seen by the lock either, hence
-    /// `openShm` (a connection this process opened to the file other than through `Store` is
-    /// not seen at all). While the lock is held the file now at the path is also locked
-    /// against readers (SQLite's SHARED bytes), so that a process opening it at that moment
-    /// waits (its busy handler) instead of opening the old `-wal` just before it goes; then the
-    /// `-wal` is unlinked, then the `-shm`, and the locks go with the descriptors.
+    /// `openShm`; nor would a store of this process that is opening the path right now (its
+    /// writer has the new file and the old `-wal` and `-shm` open before it registers in
+    /// `openShm`, once its migrations are done), or that has the new file open, perhaps under
+    /// another name (the backup's, before the `mv`): closing the descriptors below would drop
+    /// its connections' locks, and the unlinks would take its WAL from under it. Those are
+    /// asked of `OpenDatabaseFiles`, whose lock is held throughout so that no store starts
+    /// opening meanwhile, and the files are left (a connection this process opened to the
+    /// file other than through `Store` is not seen at all). While the lock is held the file
+    /// now at the path is also locked against readers (SQLite's SHARED bytes), so that a
+    /// process opening it at that moment waits (its busy handler) instead of opening the old
+    /// `-wal` just before it goes; then the `-wal` is unlinked, then the `-shm`, and the locks
+    /// go with the descriptors.
     ///
     /// What it cannot undo: a process that opened the path between the replacement and this
     /// close has read the old frames as part of the new file (and its close, were it the last,
@@ -146,7 +156,7 @@ final class WALFiles: Sendable {
         let lastInProcess = release()
         let (database, wal, shm) = (files[0], files[1], files[2])
         guard Self.isReplaced(database) else { return [] }
-        // Another store of this process has the -shm open: its close removes them.
+        // Another store of this process has the old -shm open: its close removes them.
         guard lastInProcess else { return [] }
         let walIsOurs = Self.isStill(wal)
         guard Self.isStill(shm) else {
@@ -154,33 +164,43 @@ final class WALFiles: Sendable {
             return walIsOurs ? [wal.path] : []
         }
         let left = (walIsOurs ? [wal.path] : []) + [shm.path]
-        let shmDescriptor = open(shm.path, O_RDWR | O_CLOEXEC)
-        guard shmDescriptor >= 0 else { return left }
-        defer { close(shmDescriptor) }
-        guard FileIdentity(ofDescriptor: shmDescriptor) == shm.identity,
-            Self.lock(shmDescriptor, from: Self.dmsOffset, length: 1)
-        else { return left }
-        var databaseDescriptor: Int32 = -1
-        defer { if databaseDescriptor >= 0 { close(databaseDescriptor) } }
-        if FileIdentity(of: database.path) != nil {
-            databaseDescriptor = open(database.path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-            // A few tries: a process that has the new file open for longer holds the -shm too,
-            // and was refused above; one opening it right now holds its SHARED lock a moment.
-            if databaseDescriptor >= 0 {
-                var locked = false
-                for attempt in 0..<5 {
-                    if attempt > 0 { usleep(20_000) }
-                    if Self.lock(databaseDescriptor, from: Self.sharedFirst, length: Self.sharedSize) {
-                        locked = true
-                        break
+        return OpenDatabaseFiles.whileLocked { registry in
+            // Another store of this process opening the path, or with the file now there open.
+            if registry.isInUse(path: database.path, identity: FileIdentity(of: database.path)) { return left }
+            let shmDescriptor = open(shm.path, O_RDWR | O_CLOEXEC)
+            guard shmDescriptor >= 0 else { return left }
+            defer { close(shmDescriptor) }
+            guard FileIdentity(ofDescriptor: shmDescriptor) == shm.identity,
+                Self.lock(shmDescriptor, from: Self.dmsOffset, length: 1)
+            else { return left }
+            var databaseDescriptor: Int32 = -1
+            // Parked, not closed, if a store of this process has the file (see `OpenDatabaseFiles`).
+            defer { registry.close(databaseDescriptor) }
+            if FileIdentity(of: database.path) != nil {
+                databaseDescriptor = open(database.path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+                if databaseDescriptor >= 0 {
+                    // The file opened, should it have been replaced again since the look above.
+                    if registry.isInUse(path: nil, identity: FileIdentity(ofDescriptor: databaseDescriptor)) {
+                        return left
                     }
+                    // A few tries: a process that has the new file open for longer holds the
+                    // -shm too, and was refused above; one opening it right now holds its
+                    // SHARED lock a moment.
+                    var locked = false
+                    for attempt in 0..<5 {
+                        if attempt > 0 { usleep(20_000) }
+                        if Self.lock(databaseDescriptor, from: Self.sharedFirst, length: Self.sharedSize) {
+                            locked = true
+                            break
+                        }
+                    }
+                    if !locked { return left }
                 }
-                if !locked { return left }
             }
+            if walIsOurs, Self.isStill(wal) { unlink(wal.path) }
+            if Self.isStill(shm) { unlink(shm.path) }
+            return []
         }
-        if walIsOurs, Self.isStill(wal) { unlink(wal.path) }
-        if Self.isStill(shm) { unlink(shm.path) }
-        return []
     }
 
     /// The `-shm`'s dead-man switch byte in SQLite's unix VFS: `UNIX_SHM_DMS`, which is

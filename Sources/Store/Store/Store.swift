@@ -107,6 +107,10 @@ public final class Store: Sendable {
         /// outside any transaction, after the durability is applied and before migrations (the
         /// power-loss tests' synchronous=OFF variant sets it).
         var writerSetupSQL: [String] = []
+        /// For tests only (not public): runs on the opening thread once the writer has opened
+        /// and migrated the file (its -wal and -shm open too), before the store takes their
+        /// identities: a test closes another store on the path meanwhile.
+        var willFinishOpening: (@Sendable () -> Void)? = nil
 
         /// The defaults documented on each property.
         public init() {}
@@ -286,6 +290,7 @@ public final class Store: Sendable {
                 // A read in WAL mode opens (creating them if need be) the -wal and -shm: their
                 // identities are then the ones this store uses.
                 _ = try database.query("PRAGMA schema_version") { $0.int64(0) }
+                configuration.willFinishOpening?()
                 walFiles = WALFiles(databasePath: path)
                 database.walFiles = walFiles
             }
