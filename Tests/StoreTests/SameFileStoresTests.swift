@@ -82,4 +82,25 @@ struct SameFileStoresTests {
             #expect(contents.integrity == "ok")
         }
     }
+
+    /// No connection checkpoints as it closes once its file has moved, and the close removed
+    /// the -wal that held the last commits: the renamed file lacked them.
+    @Test("a store renamed away (mv store store.old) and then closed: store.old holds its last commits")
+    func renamedAwayKeepsItsCommits() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            let moved = path + ".old"
+            let store = try await Store.open(at: path)
+            try await store.frameworks.insert(Fixtures.framework("a-1"))
+            try await store.frameworks.insert(Fixtures.framework("a-2"))
+            #expect(Foundation.rename(path, moved) == 0)
+            #expect(await store.closeReportingLeftFiles() == [])
+            #expect(!Replaced.exists(path + "-wal"))
+            #expect(!Replaced.exists(path + "-shm"))
+            #expect(!Replaced.exists(moved + "-wal"))
+            let contents = try await Replaced.contents(of: moved)
+            #expect(contents.frameworks == ["a-1", "a-2"])
+            #expect(contents.integrity == "ok")
+        }
+    }
 }

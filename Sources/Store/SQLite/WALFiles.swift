@@ -76,6 +76,9 @@ final class WALFiles: Sendable {
     /// Whether the database file is no longer the one opened (looked at now).
     var databaseReplaced: Bool { Self.isReplaced(files[0]) }
 
+    /// Whether the `-wal` and the `-shm` at the path are still the ones opened (looked at now).
+    var walAndShmAreStillOurs: Bool { Self.isStill(files[1]) && Self.isStill(files[2]) }
+
     private static func isReplaced(_ file: (path: String, identity: FileIdentity?)) -> Bool {
         file.identity.map { FileIdentity(of: file.path) != $0 } ?? false
     }

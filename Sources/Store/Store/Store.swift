@@ -486,6 +486,8 @@ public final class Store: Sendable {
     /// removed): for storectl, which warns. See `WALFiles.removeOrphanedWALFiles`.
     package func closeReportingLeftFiles() async -> [String] {
         changeMonitor.close()
+        // Checkpoints first, passively, if the file was renamed away or replaced (see
+        // `DatabaseWriter.close()`).
         await writer.close()
         await readers?.close()
         // Every connection is closed: SQLite's locks on the old -shm and the old file are gone

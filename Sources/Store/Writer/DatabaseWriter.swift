@@ -126,6 +126,15 @@ actor DatabaseWriter {
     /// Closes the connection once the writes requested before have run; later writes throw
     /// `StoreError.closed`. Writes are refused from the call on, before it waits for the actor,
     /// so a drain under way ends once it has run those already queued.
+    ///
+    /// If the database file was renamed away (`mv store store.old`) or replaced while its
+    /// `-wal` and `-shm` are still the ones opened, it first runs a passive checkpoint (`PRAGMA
+    /// wal_checkpoint(PASSIVE)`, as storectl does before it closes): no connection checkpoints
+    /// as it closes then (SQLite's "moved" database; `Database.close()`), and the store's close
+    /// then removes the `-wal` (`WALFiles.removeOrphanedWALFiles`), so the changes committed
+    /// since the last checkpoint were in neither file. The checkpoint writes them into the file
+    /// the connection has open, through its own descriptor, wherever that file now is; if it
+    /// fails, things are as they were.
     nonisolated func close() async {
         mailbox.close()
         await closeConnection()
@@ -133,6 +142,9 @@ actor DatabaseWriter {
 
     private func closeConnection() {
         drain()
+        if let database, let files = database.walFiles, files.databaseReplaced, files.walAndShmAreStillOurs {
+            _ = try? database.query("PRAGMA wal_checkpoint(PASSIVE)") { _ in () }
+        }
         // Closed here, not whenever the last reference goes: see `Database.close()`.
         database?.close()
         database = nil
