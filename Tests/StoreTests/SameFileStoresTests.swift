@@ -44,6 +44,25 @@ struct SameFileStoresTests {
         }
     }
 
+    /// Each open beside a long-lived store parked the descriptor of its header check: a store
+    /// opened and closed over and over kept one descriptor per open until the long-lived one
+    /// closed. The parked one is read again instead.
+    @Test("stores opened and closed over and over beside a long-lived one park one descriptor, not one per open")
+    func repeatedOpensParkOneDescriptor() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            let longLived = try await Store.open(at: path)
+            for _ in 0..<20 {
+                let store = try await Store.open(at: path)
+                #expect(try await store.frameworks.count() == 0)
+                await store.close()
+            }
+            #expect(OpenDatabaseFiles.parkedCount(path: path) <= 1)
+            await longLived.close()
+            #expect(OpenDatabaseFiles.parkedCount(path: path) == 0)
+        }
+    }
+
     /// The new store's writer had the restored file and the old -wal and -shm open before it
     /// registered them (`WALFiles`, at the end of its open): the replaced store's close took
     /// its locks through descriptors of its own (no conflict within a process), unlinked the

@@ -92,6 +92,24 @@ final class OpenDatabaseFiles: Sendable {
         whileLocked { $0.close(descriptor) }
     }
 
+    /// How many descriptors are parked on `path`'s file now (for tests).
+    static func parkedCount(path: String) -> Int {
+        guard let identity = FileIdentity(of: path) else { return 0 }
+        return registry.withLock { $0.parked[identity]?.count ?? 0 }
+    }
+
+    /// A descriptor parked on the file at `path` now (by its identity), taken out of the park:
+    /// the caller reads through it and gives it back with `close(_:)`, which parks it again
+    /// while a store has the file open. Nil if none is parked for that file.
+    static func borrowParked(path: String) -> Int32? {
+        guard let identity = FileIdentity(of: path) else { return nil }
+        return registry.withLock { registry in
+            guard var parked = registry.parked[identity], let descriptor = parked.popLast() else { return nil }
+            registry.parked[identity] = parked.isEmpty ? nil : parked
+            return descriptor
+        }
+    }
+
     /// Runs `body` with the registry's lock held: no store starts opening, identifies its
     /// file or releases it until `body` returns. For `WALFiles.removeOrphanedWALFiles`, which
     /// must not unlink files such a store uses.

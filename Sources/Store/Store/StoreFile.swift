@@ -85,7 +85,10 @@ enum StoreFile {
     /// known only by the identity of the file opened, and a store may open it between that look
     /// and the close; parking decides with the registry locked.)
     static func checkHeader(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        // A descriptor parked on this very file (another store of this process has it open)
+        // is read again rather than a new one opened and parked too: a store opened and closed
+        // over and over beside a long-lived one would otherwise park one descriptor per open.
+        let descriptor = OpenDatabaseFiles.borrowParked(path: path) ?? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return } // SQLite will say why
         defer { OpenDatabaseFiles.close(descriptor) }
         var status = stat()
