@@ -36,17 +36,11 @@ final class WALFiles: Sendable {
     /// How often a write transaction looks at most.
     static let writeCheckInterval: Duration = .milliseconds(100)
 
-    /// Whether `removeOrphanedWALFiles` ran (or this store's `-shm` was otherwise let go of).
-    private let released = LockedBox(false)
-
     /// The files at `databasePath` now: taken once the writer has opened the database in WAL
     /// mode (a read or write in WAL mode creates the `-wal` and `-shm`).
     init(databasePath: String) {
         files = [databasePath, databasePath + "-wal", databasePath + "-shm"].map { ($0, FileIdentity(of: $0)) }
-        if let shm = files[2].identity { Self.openShm.withLock { $0[shm, default: 0] += 1 } }
     }
-
-    deinit { _ = release() }
 
     /// The first file that is no longer the one opened (removed, or another file at its path),
     /// or nil. A file that did not exist at open is not compared.
@@ -85,32 +79,10 @@ final class WALFiles: Sendable {
 
     /// Whether `file` existed at open and its path still names it.
     private static func isStill(_ file: (path: String, identity: FileIdentity?)) -> Bool {
-        file.identity.map { FileIdentity(of: file.path) == $0 } ?? false
+        file.identity != nil && !isReplaced(file)
     }
 
     // MARK: The old file's -wal and -shm, after a close
-
-    /// The `-shm` files the stores of this process have open (by identity), and how many stores
-    /// have each: a store closing while another store of this process still has its `-shm`
-    /// open leaves it to that one (see `removeOrphanedWALFiles`).
-    private static let openShm = LockedBox<[FileIdentity: Int]>([:])
-
-    /// Lets go of this store's `-shm` in `openShm`, once; true if no other store of this
-    /// process has it open.
-    private func release() -> Bool {
-        let first = released.withLock { wasReleased -> Bool in
-            let first = !wasReleased
-            wasReleased = true
-            return first
-        }
-        guard first else { return false }
-        guard let shm = files[2].identity else { return true }
-        return Self.openShm.withLock { open in
-            let others = (open[shm] ?? 1) - 1
-            open[shm] = others > 0 ? others : nil
-            return others == 0
-        }
-    }
 
     /// For `Store.close()`, once every connection of the store is closed: if the database at
     /// the path is no longer the file the store opened (removed, or replaced by a restore), the
@@ -138,13 +110,13 @@ final class WALFiles: Sendable {
     /// `unixLockSharedMemory`). So: an exclusive lock on it (`F_SETLK`, not waiting) through a
     /// new descriptor; if another process holds it, the files are left. `fcntl` locks belong
     /// to the process, so the store's own, gone with its connections, do not count; another
-    /// store of this process on the same `-shm` would not be seen by the lock either, hence
-    /// `openShm`; nor would a store of this process that is opening the path right now (its
-    /// writer has the new file and the old `-wal` and `-shm` open before it registers in
-    /// `openShm`, once its migrations are done), or that has the new file open, perhaps under
-    /// another name (the backup's, before the `mv`): closing the descriptors below would drop
-    /// its connections' locks, and the unlinks would take its WAL from under it. Those are
-    /// asked of `OpenDatabaseFiles`, whose lock is held throughout so that no store starts
+    /// store of this process with the old file (and so its `-shm`) open would not be seen by
+    /// the lock either; nor would a store of this process that is opening the path right now
+    /// (its writer has the new file and the old `-wal` and `-shm` open), or that has the new
+    /// file open, perhaps under another name (the backup's, before the `mv`): closing the
+    /// descriptors below would drop its connections' locks, and the unlinks would take its WAL
+    /// from under it. Those are asked of `OpenDatabaseFiles` (this store released its own entry
+    /// first), whose lock is held throughout so that no store starts
     /// opening meanwhile, and the files are left (a connection this process opened to the
     /// file other than through `Store` is not seen at all). While the lock is held the file
     /// now at the path is also locked against readers (SQLite's SHARED bytes), so that a
@@ -156,18 +128,18 @@ final class WALFiles: Sendable {
     /// close has read the old frames as part of the new file (and its close, were it the last,
     /// checkpointed them into it). It holds the `-shm`, so the files are left and said to be.
     func removeOrphanedWALFiles() -> [String] {
-        let lastInProcess = release()
         let (database, wal, shm) = (files[0], files[1], files[2])
         guard Self.isReplaced(database) else { return [] }
-        // Another store of this process has the old -shm open: its close removes them.
-        guard lastInProcess else { return [] }
-        let walIsOurs = Self.isStill(wal)
-        guard Self.isStill(shm) else {
-            // Without its -shm, who else uses the old -wal cannot be asked.
-            return walIsOurs ? [wal.path] : []
-        }
-        let left = (walIsOurs ? [wal.path] : []) + [shm.path]
         return OpenDatabaseFiles.whileLocked { registry in
+            // Another store of this process has the old file, and so its -shm, open: its close
+            // removes them.
+            if registry.isInUse(path: nil, identity: database.identity) { return [] }
+            let walIsOurs = Self.isStill(wal)
+            guard Self.isStill(shm) else {
+                // Without its -shm, who else uses the old -wal cannot be asked.
+                return walIsOurs ? [wal.path] : []
+            }
+            let left = (walIsOurs ? [wal.path] : []) + [shm.path]
             // Another store of this process opening the path, or with the file now there open.
             if registry.isInUse(path: database.path, identity: FileIdentity(of: database.path)) { return left }
             let shmDescriptor = open(shm.path, O_RDWR | O_CLOEXEC)

@@ -10,13 +10,17 @@ package struct FileIdentity: Sendable, Hashable {
     package init?(of path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
-        (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
+        self.init(status)
     }
 
     /// What the open `descriptor` is; nil if `fstat` fails.
     package init?(ofDescriptor descriptor: Int32) {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    private init(_ status: stat) {
         (device, inode) = (UInt64(status.st_dev), UInt64(status.st_ino))
     }
 }
