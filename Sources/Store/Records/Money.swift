@@ -118,16 +118,10 @@ public struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// `parseAmount` for any shape (signs, exponents, trailing zeros); the reference the fast
     /// path `plainCents` is tested against.
     static func parseAnyAmount(_ text: String) -> ParsedAmount {
-        if text.utf8.first == UInt8(ascii: "-") {
-            // Any zero (-0, -0.00, -0.0e0) is zero; any other negative is refused.
-            guard case .cents(0) = parseMagnitude(Substring(text).utf8.dropFirst()) else { return .invalid }
-            return .cents(0)
-        }
-        switch parseMagnitude(Substring(text).utf8[...]) {
-        case .cents(let cents): return cents <= UInt64(Int64.max) ? .cents(Int64(cents)) : .tooLarge
-        case .tooLarge: return .tooLarge
-        case .invalid: return .invalid
-        }
+        let parsed = parseSignedCents(text)
+        // Any zero (-0, -0.00, -0.0e0) is zero; any other negative is refused, however large.
+        if text.utf8.first == UInt8(ascii: "-"), case .cents(let cents) = parsed, cents == 0 { return parsed }
+        return text.utf8.first == UInt8(ascii: "-") ? .invalid : parsed
     }
 
     /// The cents of a decimal with an optional minus sign: any `Int64`, `Int64.min` included
