@@ -110,8 +110,11 @@ struct Reconciler {
             }
             return
         }
-        // Three-way compares the local record with the hash received last time.
-        guard let local = try table.find(id) else {
+        // Three-way compares the local record with the hash received last time. Equal is
+        // decided by the table's exact comparison first (also whether the record exists), not
+        // by hash: a 64-bit record hash of two different records can be made to match, and the
+        // feed's change would be dropped.
+        guard let comparison = try table.compare(record, stream: stream) else {
             // A record received before and deleted locally since stays deleted unless the feed
             // changed it meanwhile (then it is a conflict, kept deleted).
             if let receivedBefore = try receivedHash(kind, id) {
@@ -123,14 +126,14 @@ struct Reconciler {
             report[kind].inserted += 1
             return
         }
-        let current = Table.hash(of: local)
-        // Equal by the table's exact comparison, not by hash: a 64-bit record hash of two
-        // different records can be made to match, and the feed's change would be dropped.
-        if try table.compare(record, stream: stream)?.equal == true {
+        if comparison.equal {
             report[kind].unchanged += 1
             try received.set(remote, stream: stream, key: id)
             return
         }
+        // Found by `compare` just now, in this transaction.
+        guard let local = try table.find(id) else { return }
+        let current = Table.hash(of: local)
         let receivedBefore = try receivedHash(kind, id)
         if receivedBefore == current {
             // Not changed locally since the last sync: take the remote change.
