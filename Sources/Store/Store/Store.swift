@@ -425,8 +425,13 @@ public final class Store: Sendable {
     /// (cut back to 4 MiB afterwards). Records, sync state and the change log are unchanged and
     /// no change is observed. Then a passive checkpoint copies it into the file, which shrinks
     /// unless a reader holds an older snapshot (it shrinks at a later checkpoint).
+    ///
+    /// - Throws: ``StoreError/storeMoved(path:)`` if the store's file, `-wal` or `-shm` was
+    ///   removed or replaced since it opened, writing nothing: as for a write, the commit would
+    ///   go through a stale WAL index over another process's confirmed frames (see `WALFiles`).
     public func vacuum() async throws -> (bytesBefore: Int, bytesAfter: Int) {
         try await writer.exclusive { db in
+            try StoreFile.checkStill(db.walFiles)
             func size() throws -> Int {
                 let count = try db.query("PRAGMA page_count") { $0.int64(0) }.first ?? 0
                 let pageSize = try db.query("PRAGMA page_size") { $0.int64(0) }.first ?? 0
@@ -450,9 +455,19 @@ public final class Store: Sendable {
     /// then deletes the -wal, but SQLite keeps a failure of that checkpoint to itself: on a full
     /// disk the close left the -wal (and a main file that alone is not the store) without a word.
     /// storectl calls this before `close()`, to say so. Throws the checkpoint's error.
+    ///
+    /// Throws ``StoreError/storeMoved(path:)`` instead, copying nothing, once one of the store's
+    /// files was removed or replaced: with the `-wal` and `-shm` deleted under the store (and
+    /// made anew by another process), the checkpoint copied the store's stale WAL over the
+    /// database file, and another process's commits since were gone (the close skips its own
+    /// checkpoint then, see `Database.close()`); with the database replaced, the close does
+    /// what can be done (`DatabaseWriter.close()`, `WALFiles.removeOrphanedWALFiles`).
     package func checkpoint() async throws {
         guard path != nil else { return }
-        try await writer.exclusive { try Self.checkpointPassively($0) }
+        try await writer.exclusive { db in
+            try StoreFile.checkStill(db.walFiles)
+            try Self.checkpointPassively(db)
+        }
     }
 
     /// `PRAGMA wal_checkpoint(PASSIVE)`: "Checkpoint as many frames as possible without waiting

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+@testable import Store
+
+/// A store's -wal and -shm deleted under it (a careless cleanup of "temporary" files) while
+/// another process goes on using the store. The store's connections keep the old, unlinked
+/// files and their stale WAL index: writes fail then, and the close skips its checkpoint (see
+/// `WALFiles`). The maintenance that runs outside a write did not look: storectl's checkpoint
+/// before every close copied the store's stale frames over the database file, and `vacuum()`
+/// committed a whole copy of the old database through the stale index, then checkpointed it:
+/// another process's confirmed commit was gone, `integrity_check` ok.
+@Suite("Checkpoint and vacuum of a store whose -wal and -shm were deleted", .timeLimit(.minutes(5)))
+struct DeletedWALMaintenanceTests {
+    enum Maintenance: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case checkpoint
+        case vacuum
+
+        var testDescription: String { rawValue }
+
+        func run(on store: Store) async throws {
+            switch self {
+            case .checkpoint: try await store.checkpoint()
+            case .vacuum: _ = try await store.vacuum()
+            }
+        }
+    }
+
+    @Test(
+        "it fails naming the -wal, writes nothing, and another process's commit made since stays",
+        arguments: Maintenance.allCases)
+    func anotherProcessCommitStays(_ maintenance: Maintenance) async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            // The schema in the file, not only in a -wal.
+            try await withStore(at: path) { try await $0.frameworks.insert(Fixtures.framework("before")) }
+            let store = try await Store.open(at: path)
+            // Frames in the store's WAL, not yet in the file.
+            try await store.frameworks.insert((1...20).map { Fixtures.framework("a-\($0)") })
+            #expect(try await store.frameworks.count() == 21) // a reader connection open too
+            #expect(unlink(path + "-wal") == 0)
+            #expect(unlink(path + "-shm") == 0)
+            // Another process commits; its close checkpoints into the file and deletes its -wal.
+            let other = try await ScriptProcess.start(
+                python: """
+                    import sqlite3, sys
+                    connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+                    connection.execute("INSERT INTO frameworks VALUES ('other', 'O', 'o', 'https://e.com/o', 'd')")
+                    connection.close()
+                    print("committed", flush=True)
+                    """, [path])
+            #expect(other.firstLine == "committed")
+            _ = await other.finish()
+            let committed = try await Self.contents(of: path)
+            #expect(committed.hasSuffix(" ok"), "\(committed)")
+            await #expect(throws: StoreError.storeMoved(path: path + "-wal")) { try await maintenance.run(on: store) }
+            // What another process reads: the store's stale pages mixed into it (its change log
+            // naming records that are not there) before the fix.
+            let whileOpen = try await Self.contents(of: path)
+            #expect(whileOpen == committed)
+            await store.close()
+            let afterClose = try await Self.contents(of: path)
+            #expect(afterClose == committed)
+            let ids = try await withStore(at: path) { store in
+                try await store.read { db in
+                    try db.fetchAll("SELECT id FROM frameworks ORDER BY id").compactMap { $0[0].textValue }
+                }
+            }
+            #expect(ids == ["before", "other"])
+        }
+    }
+
+    /// The database as another process reads it: the SHA-256 of its SQL dump, its change log's
+    /// length, and its integrity check.
+    static func contents(of path: String) async throws -> String {
+        let reader = try await ScriptProcess.start(
+            python: """
+                import hashlib, sqlite3, sys
+                connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+                dump = "\\n".join(connection.iterdump())
+                logged = connection.execute("SELECT count(*) FROM change_log").fetchone()[0]
+                integrity = connection.execute("PRAGMA integrity_check").fetchone()[0]
+                connection.close()
+                print(hashlib.sha256(dump.encode()).hexdigest(), logged, integrity, flush=True)
+                """, [path])
+        _ = await reader.finish()
+        return reader.firstLine
+    }
+}
