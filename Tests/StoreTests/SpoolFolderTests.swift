@@ -37,11 +37,12 @@ struct SpoolFolderTests {
         let directory = try TemporaryDirectory(prefix: "spool-sweep")
         let parent = directory.path
         let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
-        /// A folder with one page, both modified `at`.
+        /// A folder with one page, both modified `at`; mode 0700, as mkdtemp makes it.
         @discardableResult
         func folder(_ name: String, at date: Date, fileAt fileDate: Date? = nil) throws -> String {
             let path = parent + "/" + name
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             try Data("{}".utf8).write(to: URL(fileURLWithPath: path + "/page-1.json"))
             try FileManager.default.setAttributes([.modificationDate: fileDate ?? date], ofItemAtPath: path + "/page-1.json")
             try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: path)
@@ -74,6 +75,32 @@ struct SpoolFolderTests {
         // A day is the limit: a clock a day and a minute ahead finds the recent ones stale too.
         let later = SpoolFolder.removeStale(in: parent, now: Date().addingTimeInterval(86_460))
         #expect(Set(later) == ["store-feed-recent", "store-feed-newfil"])
+    }
+
+    /// `store-feed-` and six letters is mkdtemp's shape, and a word's: a user's day-old folder
+    /// so named in TMPDIR was deleted, with its files, by any sync (even one that then failed).
+    @Test("a user's folder named as a spool folder (store-feed-backup) stays: made by mkdir, or holding other files")
+    func usersFoldersOfThatNameStay() throws {
+        let directory = try TemporaryDirectory(prefix: "spool-sweep-user")
+        let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
+        /// A day-old folder of `mode` holding `files`.
+        func folder(_ name: String, mode: Int, files: [String]) throws {
+            let path = directory.path + "/" + name
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: mode])
+            for file in files {
+                try Data("mine".utf8).write(to: URL(fileURLWithPath: path + "/" + file))
+                try FileManager.default.setAttributes([.modificationDate: twoDaysAgo], ofItemAtPath: path + "/" + file)
+            }
+            try FileManager.default.setAttributes([.modificationDate: twoDaysAgo], ofItemAtPath: path)
+        }
+        try folder("store-feed-backup", mode: 0o755, files: ["page-1.json"]) // mkdir's mode
+        try folder("store-feed-export", mode: 0o700, files: ["page-1.json", "notes.txt"]) // a file no sync writes
+        try folder("store-feed-Ab3xZ9", mode: 0o700, files: ["page-8F1C.json", "published-8F1C"]) // a killed sync's
+        #expect(SpoolFolder.removeStale(in: directory.path, now: Date()) == ["store-feed-Ab3xZ9"])
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/store-feed-backup/page-1.json"))
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/store-feed-export/notes.txt"))
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/store-feed-export/page-1.json"))
     }
 
     @Test("a spool folder owned by another user is left alone", .enabled(if: geteuid() == 0, "needs root to chown"))

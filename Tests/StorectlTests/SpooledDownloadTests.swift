@@ -55,10 +55,14 @@ struct SpooledDownloadTests {
         let temporary = try cli.directory.makeDirectory("tmp")
         let twoDaysAgo = Date().addingTimeInterval(-2 * 86_400)
         let stale = ["store-feed-Ab3xZ9", "store-feed-47C49753-FF1B-4BA5-AF7D-78CE61FF824E"]
-        let kept = ["store-feed-recent", "store-feed-notes", "other-Ab3xZ9"]
+        // store-feed-backup: a user's folder (mkdir's 0755), named as a spool folder is.
+        let kept = ["store-feed-recent", "store-feed-notes", "other-Ab3xZ9", "store-feed-backup"]
         for name in stale + kept {
             let folder = temporary + "/" + name
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            // Mode 0700, as mkdtemp makes a spool folder.
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: name == "store-feed-backup" ? 0o755 : 0o700])
             try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/page-1.json"))
             let date = name == "store-feed-recent" ? Date() : twoDaysAgo
             try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: folder + "/page-1.json")

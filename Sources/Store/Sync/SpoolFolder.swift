@@ -104,6 +104,12 @@ final class SpoolFolder: Sendable {
         return rest.count == 36 && UUID(uuidString: String(rest)) != nil && rest == rest.uppercased()
     }
 
+    /// Whether `name` is a file a spool folder holds: a page (`page-…`) or a published file's
+    /// download (`published-…`).
+    static func isSpoolFileName(_ name: String) -> Bool {
+        name.hasPrefix("page-") || name.hasPrefix("published-")
+    }
+
     /// Removes from `folder` the spool folders of syncs killed outright (SIGKILL, a power cut:
     /// nothing else removes them, and they hold whole downloads), with everything in them.
     /// Only a real folder (never a symbolic link, which is not followed) named exactly as
@@ -111,6 +117,12 @@ final class SpoolFolder: Sendable {
     /// whose newest modification time (its own or a file's in it) is at least `age` seconds
     /// before `now`; and only if it holds nothing but plain files and links (a spool folder
     /// holds pages), which are unlinked, never followed. Returns the names removed.
+    ///
+    /// A name of `mkdtemp`'s shape is also a word's (`store-feed-backup`, `store-feed-export`):
+    /// a user's folder of that name in `TMPDIR`, a day old, was deleted with its files by any
+    /// sync, even one that then failed. Such a folder is removed only if it has the mode
+    /// `mkdtemp` gives (0700; `mkdir` gives 0755 under the usual umask) and holds nothing but
+    /// files named as a spool folder's are (`isSpoolFileName`).
     @discardableResult
     static func removeStale(in folder: String, olderThan age: TimeInterval = staleAge, now: Date) -> [String] {
         let alive = livePaths
@@ -121,6 +133,9 @@ final class SpoolFolder: Sendable {
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
                 !alive.contains(path), !alive.contains(URL(fileURLWithPath: path).standardizedFileURL.path)
             else { continue }
+            // mkdtemp's names only: an earlier version's UUID is no word.
+            let madeByMkdtemp = name.count == namePrefix.count + 6
+            if madeByMkdtemp, info.st_mode & 0o777 != 0o700 { continue }
             var newest = OutputFile.modificationSecond(info)
             var files: [String] = []
             var onlyFiles = true
@@ -129,6 +144,7 @@ final class SpoolFolder: Sendable {
                 guard lstat(path + "/" + entry, &entryInfo) == 0 else { continue }
                 let type = entryInfo.st_mode & S_IFMT
                 if type != S_IFREG && type != S_IFLNK { onlyFiles = false }
+                if madeByMkdtemp, !isSpoolFileName(entry) { onlyFiles = false }
                 newest = max(newest, OutputFile.modificationSecond(entryInfo))
                 files.append(entry)
             }
