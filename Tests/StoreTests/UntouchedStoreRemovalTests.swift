@@ -18,6 +18,31 @@ struct UntouchedStoreRemovalTests {
         }
     }
 
+    /// The command runs on after creating the store (a sync waits on its feed): the path may
+    /// name another file by the time it fails, renamed over it meanwhile. Another application's
+    /// database whose tables were empty was deleted then (the failed sync said "the store is
+    /// unchanged"), and one with rows was switched from its rollback journal to WAL.
+    @Test(
+        "another application's database renamed over the new store stays, byte for byte: with empty tables, or with rows",
+        arguments: [false, true])
+    func anotherApplicationsDatabaseRenamedOverItStays(withRows: Bool) async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("new.sqlite")
+            let (store, created) = try await Store.openReportingCreation(at: path)
+            #expect(created)
+            await store.close()
+            let other = directory.file("app.sqlite")
+            let database = try Database(path: other, options: .init())
+            try database.executeScript("CREATE TABLE contacts (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE settings (k, v)")
+            if withRows { try database.executeScript("INSERT INTO contacts (name) VALUES ('Ada')") }
+            database.close()
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: other))
+            #expect(rename(other, path) == 0)
+            #expect(!Store.removeUntouched(at: path))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        }
+    }
+
     @Test func aStoreAnotherConnectionHasOpenOrWroteToStays() async throws {
         try await withTemporaryDirectory { directory in
             let path = directory.file("new.sqlite")

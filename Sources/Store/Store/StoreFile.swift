@@ -152,6 +152,18 @@ enum StoreFile {
         }
     }
 
+    /// Whether `database` carries a store's application_id (a store is claimed at its first
+    /// migration), or has no application_id and no table, index, view or trigger at all.
+    /// Only reads; false for a file SQLite cannot read.
+    private static func isStoreOrBlank(_ database: Database) -> Bool {
+        guard let id = (try? database.fetchOne("PRAGMA application_id"))??[0].integerValue else { return false }
+        if id == Int64(applicationID) { return true }
+        guard id == 0, let count = (try? database.fetchOne("SELECT count(*) FROM sqlite_master"))??[0].integerValue else {
+            return false
+        }
+        return count == 0
+    }
+
     /// Sets our application_id on a store that has none yet (new, or made by an earlier version).
     static func claim(_ database: Database) throws {
         if try database.fetchOne("PRAGMA application_id")?[0].integerValue == Int64(applicationID) { return }
@@ -168,12 +180,18 @@ enum StoreFile {
     /// changed while other connections have the database open in WAL mode"), then holds an
     /// exclusive lock while it checks that every table but the migrations' records and the sync
     /// history is empty, and unlinks the files. Anything else, and the store stays as it is (back in WAL mode).
+    ///
+    /// Only a store is looked at, or a database without a table (a creation that failed before
+    /// its first migration): the command ran on after creating the file (a sync waits on its
+    /// feed), and the path may name another file by now, renamed over it meanwhile. Another
+    /// application's database was switched to WAL mode, and deleted if its tables were empty.
     static func removeUntouched(at path: String) -> Bool {
         guard
             let database = try? Database(
                 path: path, options: Database.OpenOptions(readOnly: false, create: false, busyTimeout: .zero))
         else { return false }
         defer { database.close() }
+        guard isStoreOrBlank(database) else { return false }
         guard (try? database.fetchOne("PRAGMA journal_mode = DELETE"))??[0].textValue == "delete" else { return false }
         var removed = false
         do {
