@@ -248,6 +248,13 @@ public final class Database {
 
     deinit { close() }
 
+    /// Makes `close()` leave the WAL as it is: no checkpoint, even as the database's last
+    /// connection, and so no deletion of the -wal and -shm (see the shim). For a connection that
+    /// looked at a file that is not a store, whose -wal is another application's.
+    func skipCheckpointOnClose() {
+        csqlite_skip_checkpoint_on_close(handle)
+    }
+
     /// Throws `CancellationError` if the task awaiting the running ``Store/read(_:)`` or
     /// ``Store/write(_:)`` was cancelled. Call it where a transaction loops (sync's reconciler does, between
     /// records): the closure then throws and its transaction is rolled back. The store's own

@@ -262,6 +262,8 @@ public final class Store: Sendable {
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         var walFiles: WALFiles?
+        // Looked at before the writer's connection reads the file (that creates the -wal).
+        let hadWAL = path.map { access($0 + "-wal", F_OK) == 0 } ?? false
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
             maximumBatchSize: configuration.maximumWritesPerTransaction,
@@ -274,8 +276,16 @@ public final class Store: Sendable {
                 // this file that another opener in this process closes is parked instead.
                 openFile?.identify(FileIdentity(of: path))
                 // Before anything is written (WAL mode persists in the file): refuse another
-                // application's database unchanged.
-                try StoreFile.check(database)
+                // application's database unchanged. Its -wal (what its process had not yet
+                // checkpointed) stays too: this connection, the file's last, would checkpoint it
+                // into the file as it closes, and delete it and the -shm. Without a -wal before,
+                // the close removes the ones this connection made, as it does.
+                do {
+                    try StoreFile.check(database)
+                } catch {
+                    if hadWAL { database.skipCheckpointOnClose() }
+                    throw error
+                }
                 try Self.enableWAL(database)
                 try Self.limitWALSize(database)
             }
