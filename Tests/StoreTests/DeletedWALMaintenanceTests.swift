@@ -70,6 +70,28 @@ struct DeletedWALMaintenanceTests {
         }
     }
 
+    /// SQLite names the -wal and -shm after the file a symbolic link names; the store looked
+    /// for them beside the link, so it never saw them deleted, and wrote through its stale index.
+    @Test("a store opened through a symbolic link sees its -wal and -shm deleted: a write fails naming the -wal")
+    func deletedThroughALink() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            try await withStore(at: path) { _ in }
+            let link = directory.file("link.sqlite")
+            #expect(symlink(path, link) == 0)
+            let store = try await Store.open(at: link)
+            try await store.frameworks.insert(Fixtures.framework("a-1"))
+            #expect(unlink(path + "-wal") == 0)
+            #expect(unlink(path + "-shm") == 0)
+            try await Task.sleep(for: WALFiles.writeCheckInterval + .milliseconds(50))
+            await #expect(throws: StoreError.storeMoved(path: path + "-wal")) {
+                try await store.frameworks.insert(Fixtures.framework("a-2"))
+            }
+            await #expect(throws: StoreError.storeMoved(path: path + "-wal")) { try await store.checkpoint() }
+            await store.close()
+        }
+    }
+
     /// The database as another process reads it: the SHA-256 of its SQL dump, its change log's
     /// length, and its integrity check.
     static func contents(of path: String) async throws -> String {

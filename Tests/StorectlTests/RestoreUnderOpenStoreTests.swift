@@ -56,6 +56,31 @@ struct RestoreUnderOpenStoreTests {
         try await Self.expectRestored(cli.db, as: backup)
     }
 
+    /// SQLite resolves a symbolic link to the store and names the -wal and -shm after the file
+    /// it names; the store looked for them beside the link, found none, and so removed nothing:
+    /// the next command replayed the old store's transactions into the backup, without a warning.
+    @Test("a backup moved over a store watched through a symbolic link: the close removes the old -wal and -shm beside the file")
+    func backupMovedOverAStoreWatchedThroughALink() async throws {
+        let cli = try Storectl()
+        try await Self.addEvent(cli, "before")
+        let backupPath = cli.directory.file("backup.sqlite")
+        let backup = try await Self.makeBackup(cli, at: backupPath)
+        let link = cli.directory.file("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: cli.db)
+        let watch = try await cli.start(["--db", link, "watch"])
+        #expect(await watch.wait(within: .seconds(60)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
+        try await Self.addEvent(cli, "during-watch") // in the -wal: the watch has the store open
+        try FileManager.default.copyItem(atPath: backupPath, toPath: cli.db + ".restoring")
+        #expect(rename(cli.db + ".restoring", cli.db) == 0)
+        let status = await watch.waitForExit(within: .seconds(60))
+        await watch.stop()
+        #expect(status == 1, "\(watch.stderr)")
+        #expect(watch.stderr.contains("was removed or replaced while watched"), "\(watch.stderr)")
+        #expect(!watch.stderr.contains("warning"), "\(watch.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: link + "-wal"))
+        try await Self.expectRestored(cli.db, as: backup)
+    }
+
     /// A cron sync waiting on a slow source (here a FIFO the test feeds) while the store is
     /// restored, and another command commits meanwhile.
     @Test(

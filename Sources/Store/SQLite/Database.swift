@@ -248,6 +248,14 @@ public final class Database {
 
     deinit { close() }
 
+    /// The database's file name as SQLite resolved it (absolute, symbolic links followed: the
+    /// unix VFS names the `-wal` and `-shm` after it); nil in memory.
+    var fileName: String? {
+        guard let name = sqlite3_db_filename(handle, "main") else { return nil }
+        let text = String(cString: name)
+        return text.isEmpty ? nil : text
+    }
+
     /// Makes `close()` leave the WAL as it is: no checkpoint, even as the database's last
     /// connection, and so no deletion of the -wal and -shm (see the shim). For a connection that
     /// looked at a file that is not a store, whose -wal is another application's.

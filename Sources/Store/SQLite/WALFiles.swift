@@ -38,8 +38,17 @@ final class WALFiles: Sendable {
 
     /// The files at `databasePath` now: taken once the writer has opened the database in WAL
     /// mode (a read or write in WAL mode creates the `-wal` and `-shm`).
-    init(databasePath: String) {
-        files = [databasePath, databasePath + "-wal", databasePath + "-shm"].map { ($0, FileIdentity(of: $0)) }
+    ///
+    /// `sqlitePath`: the database's name as SQLite resolved it (`Database.fileName`), after
+    /// which it names the `-wal` and `-shm`. SQLite's unix VFS follows a symbolic link to the
+    /// database: the store opened through `link.sqlite` has its `-wal` beside the file the link
+    /// names. Looked for beside the link, they were never found, so a store opened through a
+    /// link neither saw them deleted under it nor removed the old ones after a restore (the
+    /// next opener replayed the old store into the backup). The database itself is looked at
+    /// by the path it was opened by: the file that path names is the store.
+    init(databasePath: String, sqlitePath: String? = nil) {
+        let walBase = sqlitePath.flatMap { $0.isEmpty ? nil : $0 } ?? databasePath
+        files = [databasePath, walBase + "-wal", walBase + "-shm"].map { ($0, FileIdentity(of: $0)) }
     }
 
     /// The first file that is no longer the one opened (removed, or another file at its path),

@@ -301,7 +301,7 @@ public final class Store: Sendable {
                 // identities are then the ones this store uses.
                 _ = try database.query("PRAGMA schema_version") { $0.int64(0) }
                 configuration.willFinishOpening?()
-                walFiles = WALFiles(databasePath: path)
+                walFiles = WALFiles(databasePath: path, sqlitePath: database.fileName)
                 database.walFiles = walFiles
             }
         }
