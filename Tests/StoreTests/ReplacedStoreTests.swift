@@ -117,6 +117,40 @@ struct ReplacedStoreTests {
         }
     }
 
+    /// The store opened through a symbolic link, and the link (not the file it names) replaced
+    /// by a backup: the -wal and -shm beside the file the link named are still that file's,
+    /// which another process has open. Neither removed nor reported as left (the warning told
+    /// the user to remove a live database's -wal).
+    @Test("a store opened through a link, the link replaced: the -wal and -shm of the file it named are its, left unreported")
+    func linkReplacedLeavesTheFilesWAL() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.databasePath
+            let backup = directory.file("backup.sqlite")
+            _ = try await Self.makeBackup(at: backup)
+            try await withStore(at: path) { try await $0.frameworks.insert(Fixtures.framework("a-1")) }
+            let link = directory.file("link.sqlite")
+            #expect(symlink(path, link) == 0)
+            let store = try await Store.open(at: link)
+            try await store.frameworks.insert(Fixtures.framework("a-2"))
+            let holder = try await ScriptProcess.start(
+                python: """
+                    import sqlite3, sys
+                    connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+                    connection.execute("SELECT count(*) FROM frameworks").fetchall()
+                    print("open", flush=True)
+                    sys.stdin.read()
+                    """, [path])
+            #expect(holder.firstLine == "open")
+            try Restore.rename.put(backup, at: link)
+            #expect(await store.closeReportingLeftFiles() == [])
+            #expect(Self.exists(path + "-wal"))
+            #expect(Self.exists(path + "-shm"))
+            _ = await holder.finish()
+            #expect(try await Self.contents(of: path).frameworks == ["a-1", "a-2"])
+            #expect(try await Self.contents(of: link).frameworks == ["b-1"])
+        }
+    }
+
     /// `fcntl` locks belong to the process: the dead-man switch cannot see another store of
     /// this process with the same -shm open, whose connections would lose their locks when the
     /// lock's descriptor closed, and their files under them.

@@ -31,6 +31,9 @@ import Foundation
 final class WALFiles: Sendable {
     /// Each file's path and the identity it had when the store opened (nil if it did not exist).
     private let files: [(path: String, identity: FileIdentity?)]
+    /// The file the `-wal` and `-shm` belong to, by SQLite's name for it: the database's own
+    /// entry in `files`, unless the store was opened through a symbolic link.
+    private let walOwner: (path: String, identity: FileIdentity?)
     /// When a transaction last looked, and the replaced file once one was seen.
     private let state = LockedBox<(lastLook: ContinuousClock.Instant?, replaced: String?)>((nil, nil))
     /// How often a write transaction looks at most.
@@ -45,10 +48,13 @@ final class WALFiles: Sendable {
     /// names. Looked for beside the link, they were never found, so a store opened through a
     /// link neither saw them deleted under it nor removed the old ones after a restore (the
     /// next opener replayed the old store into the backup). The database itself is looked at
-    /// by the path it was opened by: the file that path names is the store.
+    /// by the path it was opened by: the file that path names is the store. But the old `-wal`
+    /// and `-shm` are orphans only once the file SQLite named them after is replaced: with the
+    /// link alone replaced, they still belong to the file it named, which may be open elsewhere.
     init(databasePath: String, sqlitePath: String? = nil) {
         let walBase = sqlitePath.flatMap { $0.isEmpty ? nil : $0 } ?? databasePath
         files = [databasePath, walBase + "-wal", walBase + "-shm"].map { ($0, FileIdentity(of: $0)) }
+        walOwner = walBase == databasePath ? files[0] : (walBase, FileIdentity(of: walBase))
     }
 
     /// The first file that is no longer the one opened (removed, or another file at its path),
@@ -137,7 +143,7 @@ final class WALFiles: Sendable {
     /// close has read the old frames as part of the new file (and its close, were it the last,
     /// checkpointed them into it). It holds the `-shm`, so the files are left and said to be.
     func removeOrphanedWALFiles() -> [String] {
-        let (database, wal, shm) = (files[0], files[1], files[2])
+        let (database, wal, shm) = (walOwner, files[1], files[2])
         guard Self.isReplaced(database) else { return [] }
         return OpenDatabaseFiles.whileLocked { registry in
             // Another store of this process has the old file, and so its -shm, open: its close
