@@ -18,6 +18,28 @@ struct StoreFileTests {
         }
     }
 
+    /// SQLite names files beside the store NAME-journal, NAME-wal and NAME-shm: with NAME over
+    /// 247 bytes the first did not fit the file system's 255, and the open failed with "unable
+    /// to open database file (File name too long)" after the store's file was created, which
+    /// the failed command's removal could not remove either (a 0-byte file was left).
+    @Test func aNameTooLongForTheJournalIsRefusedCreatingNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file(String(repeating: "s", count: 248))
+            do {
+                let (store, _) = try await Store.openReportingCreation(at: path)
+                await store.close()
+                Issue.record("opened")
+            } catch let error as StoreError {
+                #expect("\(error)".contains("248 bytes"), "\(error)")
+                #expect("\(error)".contains("at most 247"), "\(error)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [])
+            // 247 bytes fit.
+            let fits = directory.file(String(repeating: "s", count: 247))
+            try await withStore(at: fits) { try await $0.frameworks.insert(Fixtures.framework("a")) }
+        }
+    }
+
     @Test func aNewStoreCarriesTheApplicationIDAndAForeignOneIsRefusedUnchanged() async throws {
         try await withTemporaryDirectory { directory throws in
             try await withStore(at: directory.databasePath) { store throws in

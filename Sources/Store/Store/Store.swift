@@ -210,6 +210,7 @@ public final class Store: Sendable {
         at path: String, configuration: Configuration, openFile: OpenDatabaseFiles
     ) throws -> (store: Store, created: Bool) {
         try StoreFile.checkNotAFolder(path)
+        try StoreFile.checkCompanionNamesFit(path)
         // A link to nothing: SQLite would create the file it names with the umask's mode,
         // not 0600 (an exclusive create does not follow a link).
         var link = stat(), target = stat()

@@ -21,6 +21,24 @@ enum StoreFile {
         }
     }
 
+    /// Refuses a name too long for the files SQLite names after it (`NAME-journal`, 8 bytes more,
+    /// the longest; `NAME-wal`, `NAME-shm`), before anything is created: SQLite failed with
+    /// "unable to open database file (File name too long)" once the store's file was created,
+    /// and a failed command could not remove it either (its removal needs the journal too): a
+    /// 0-byte file was left.
+    static func checkCompanionNamesFit(_ path: String) throws {
+        let name = PathName.lastComponent(of: path)
+        let limit = pathconf(PathName.folder(of: path), Int32(_PC_NAME_MAX))
+        let maximum = limit > 0 ? limit : 255
+        let longest = "-journal".utf8.count
+        guard name.utf8.count + longest > maximum else { return }
+        throw StoreError.cannotOpen(
+            path: path,
+            reason:
+                "its name is \(name.utf8.count) bytes long: SQLite makes \(name)-journal, -wal and -shm beside it, and a name on this file system has at most \(maximum) bytes, so a store's at most \(maximum - longest)"
+        )
+    }
+
     /// Refuses a store SQLite could not open, naming why, before SQLite says "unable to open
     /// database file" (error 14) at its first statement: a store is in WAL mode, and "a WAL-mode
     /// database on read-only media, or a WAL-mode database that lacks write permission, can still
