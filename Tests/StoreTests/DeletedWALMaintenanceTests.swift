@@ -8,20 +8,34 @@ import Testing
 /// files and their stale WAL index: writes fail then, and the close skips its checkpoint (see
 /// `WALFiles`). The maintenance that runs outside a write did not look: storectl's checkpoint
 /// before every close copied the store's stale frames over the database file, and `vacuum()`
-/// committed a whole copy of the old database through the stale index, then checkpointed it:
-/// another process's confirmed commit was gone, `integrity_check` ok.
-@Suite("Checkpoint and vacuum of a store whose -wal and -shm were deleted", .timeLimit(.minutes(5)))
+/// (and `migrate()`, an app's migration pending) committed through the stale index, then
+/// checkpointed: the store's old pages were mixed into another process's commits,
+/// `integrity_check` ok.
+@Suite("Checkpoint, vacuum and migrate of a store whose -wal and -shm were deleted", .timeLimit(.minutes(5)))
 struct DeletedWALMaintenanceTests {
     enum Maintenance: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case checkpoint
         case vacuum
+        /// An app's migration, pending (the store opened without migrating).
+        case migrate
 
         var testDescription: String { rawValue }
+
+        var configuration: Store.Configuration {
+            var configuration = Store.Configuration()
+            guard self == .migrate else { return configuration }
+            configuration.migrateOnOpen = false
+            configuration.appMigrations = AppMigrations(
+                namespace: "notes-app",
+                migrations: [Migration(version: 1, name: "create_notes", sql: "CREATE TABLE notes (id TEXT PRIMARY KEY)")])
+            return configuration
+        }
 
         func run(on store: Store) async throws {
             switch self {
             case .checkpoint: try await store.checkpoint()
             case .vacuum: _ = try await store.vacuum()
+            case .migrate: try await store.migrate()
             }
         }
     }
@@ -34,7 +48,7 @@ struct DeletedWALMaintenanceTests {
             let path = directory.databasePath
             // The schema in the file, not only in a -wal.
             try await withStore(at: path) { try await $0.frameworks.insert(Fixtures.framework("before")) }
-            let store = try await Store.open(at: path)
+            let store = try await Store.open(at: path, configuration: maintenance.configuration)
             // Frames in the store's WAL, not yet in the file.
             try await store.frameworks.insert((1...20).map { Fixtures.framework("a-\($0)") })
             #expect(try await store.frameworks.count() == 21) // a reader connection open too

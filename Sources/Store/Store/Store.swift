@@ -382,12 +382,16 @@ public final class Store: Sendable {
     ///   ``StoreError/databaseFromFuture(unknownMigrations:)`` before applying anything;
     ///   ``StoreError/migrationFailed(migration:underlying:)`` when one fails (those before it
     ///   stay applied, it and those after it do not); the error of the commit itself (a full
-    ///   disk) as it is, nothing applied.
+    ///   disk) as it is, nothing applied; ``StoreError/storeMoved(path:)`` if one of the store's
+    ///   files was removed or replaced since it opened, nothing applied.
     @discardableResult
     public func migrate() async throws -> [Migration] {
         let migrator = Migrator(configuration)
         let configuration = configuration
         return try await writer.exclusive { db in
+            // As for a write: a commit after the store's files were replaced goes through a stale
+            // WAL index (see `WALFiles`), here to a deleted -wal, and said "applied".
+            try StoreFile.checkStill(db.walFiles)
             let applied = try migrator.migrate(db)
             try Self.checkRecordTables(db, configuration)
             return applied
