@@ -235,6 +235,57 @@ struct DiskFailureTests {
         #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
     }
 
+    /// SQLite puts the -wal and -shm beside the file a symbolic link names, after that file's
+    /// name; the check looked beside the link. A link in a writable folder to a store in a
+    /// read-only one passed, and SQLite failed with "unable to open database file"; a link in a
+    /// read-only folder to a store in a writable one was refused, though SQLite opens it.
+    @Test(
+        "a store opened through a symbolic link: the folder that must be writable is the store's, not the link's",
+        .enabled(if: !Denial.available.isEmpty, "no way to make a folder read-only for this user here"),
+        arguments: Denial.available)
+    func storeThroughALinkFromAnotherFolder(_ denial: Denial) async throws {
+        let (storectl, folder, db, before) = try await filledStoreInItsFolder()
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal") && !FileManager.default.fileExists(atPath: db + "-shm"))
+        let links = try storectl.directory.makeDirectory("links")
+        let link = links + "/link.sqlite"
+        try #require(symlink(db, link) == 0)
+        let realFolder = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        _ = setMode(storectl.directory.path, 0o755)
+        let list = ["--db", link, "frameworks", "list", "--json"]
+
+        // The store's folder cannot be written, the link's can: refused, naming the store's folder.
+        denial.prepare([folder, db, links])
+        try await denial.deny(folder)
+        do {
+            let result = try await denial.run(storectl, list)
+            expectFailure(
+                result, status: 1, mentioning: [link, realFolder, "is not writable", "store.sqlite-wal", "store.sqlite-shm"])
+            #expect(!result.stderr.contains("SQLite error"), "\(result)")
+            #expect(result.stdout.isEmpty, "\(result)")
+        } catch {
+            await denial.allow(folder)
+            throw error
+        }
+        await denial.allow(folder)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["store.sqlite"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["link.sqlite"])
+
+        // The link's folder cannot be written, the store's can: it opens.
+        denial.prepare([folder, db, links])
+        try await denial.deny(links)
+        do {
+            let result = try await denial.run(storectl, list)
+            expectSuccess(result)
+            if result.succeeded { #expect(try JSON.array(result.stdout).count == 16) }
+        } catch {
+            await denial.allow(links)
+            throw error
+        }
+        await denial.allow(links)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["link.sqlite"])
+        #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
+    }
+
     @Test("a folder that cannot exist (its parent is a file): --db and the default location both fail naming the path")
     func folderUnderAFile() async throws {
         let storectl = try Storectl()

@@ -47,18 +47,38 @@ enum StoreFile {
     /// containing the database so that the -shm and -wal files can be created; ..."
     /// (https://sqlite.org/wal.html, Read-Only Databases). A read-only store file in a writable
     /// folder is fine: it is read, and writes fail saying the database is read-only.
+    ///
+    /// Looked at where SQLite puts them: beside the file a symbolic link to the store names,
+    /// after that file's name (its unix VFS resolves the link). Looked at beside the link, a
+    /// link in a writable folder to a store in a read-only one passed, and SQLite failed with
+    /// "unable to open database file"; a link in a read-only folder to a store in a writable
+    /// one was refused, though SQLite would have opened it.
     static func checkWALFilesCanExist(_ path: String) throws {
-        if access(path + "-wal", F_OK) == 0, access(path + "-shm", F_OK) == 0 { return }
-        let folder = PathName.folder(of: path)
+        let real = realFile(path)
+        if access(real + "-wal", F_OK) == 0, access(real + "-shm", F_OK) == 0 { return }
+        let folder = PathName.folder(of: real)
         guard access(folder, W_OK | X_OK) != 0 else { return }
         let code = errno
         // EPERM: an immutable folder (chattr +i).
         guard code == EACCES || code == EPERM || code == EROFS else { return } // SQLite will say why
-        let name = PathName.lastComponent(of: path)
-        let place = code == EROFS ? "it is on a read-only file system" : "its folder \(folder) is not writable"
+        let name = PathName.lastComponent(of: real)
+        // Through a link: the file it names, whose folder SQLite writes in.
+        var status = stat()
+        let isLink = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+        let place =
+            !isLink
+            ? (code == EROFS ? "it is on a read-only file system" : "its folder \(folder) is not writable")
+            : (code == EROFS
+                ? "the file it names, \(real), is on a read-only file system"
+                : "the folder of the file it names, \(folder), is not writable")
         throw StoreError.cannotOpen(
             path: path, reason: "\(place), and SQLite must create \(name)-wal and \(name)-shm beside the store to open it")
     }
+
+    /// The file `path` names once symbolic links are followed, as SQLite names it (its unix VFS
+    /// resolves a link to the database, and names the `-wal` and `-shm` after the target);
+    /// `path` itself if it cannot be resolved.
+    static func realFile(_ path: String) -> String { PathName.resolved(path) ?? path }
 
     /// Throws `StoreError.storeMoved` if one of the store's files is no longer the one it
     /// opened (see `WALFiles`): a sync into a store deleted or replaced under it (rm, a restore)

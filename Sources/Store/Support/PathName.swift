@@ -1,3 +1,5 @@
+import Foundation
+
 /// A path's folder and last component, split on plain strings as POSIX `dirname` and
 /// `basename` split them.
 ///
@@ -18,6 +20,14 @@ package enum PathName {
         let trimmed = withoutTrailingSlashes(path)
         guard trimmed != "/", let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
         return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    /// The absolute path of what `path` names, symbolic links and `..` resolved by the system
+    /// (`realpath`); nil if it does not exist (or cannot be reached).
+    package static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// `path` without its trailing slashes, except a lone `/`.
