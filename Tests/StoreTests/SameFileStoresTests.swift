@@ -102,6 +102,123 @@ struct SameFileStoresTests {
         }
     }
 
+    /// Paths that lead to one file, spelled differently, for the stores opening them: a `..`
+    /// after a link to a folder (the kernel takes it after the folder the link names:
+    /// `dir/link/../s.sqlite` is `real/s.sqlite`, and as text it was `dir/s.sqlite`), and a
+    /// hard link. `spelled(directory, path)`: another path to the file at `path`, made if need be.
+    enum Spelling: String, CaseIterable, CustomTestStringConvertible {
+        case dotDotAfterLinkedFolder
+        case hardLink
+
+        var testDescription: String { rawValue }
+
+        /// The folder stores are opened in, `real`, with `sub` in it; `dir/link` names `sub`.
+        static func folders(in directory: TemporaryDirectory) throws -> (real: String, dir: String) {
+            let real = try directory.makeDirectory("real")
+            _ = try directory.makeDirectory("real/sub")
+            let dir = try directory.makeDirectory("dir")
+            try #require(symlink(real + "/sub", dir + "/link") == 0)
+            return (real, dir)
+        }
+
+        /// Another path to `real/name` (for a hard link, made: `real/name` must exist).
+        func other(to name: String, real: String, dir: String) throws -> String {
+            switch self {
+            case .dotDotAfterLinkedFolder:
+                return dir + "/link/../" + name
+            case .hardLink:
+                let other = real + "/hard-" + name
+                try #require(link(real + "/" + name, other) == 0)
+                return other
+            }
+        }
+    }
+
+    /// The registry matched paths being opened as text: a store opening the file by another
+    /// path was not seen, and a path naming another file was. (Foundation resolves a `..`
+    /// through the real folder only in a path that exists: here the file does not yet, as for
+    /// a store being created.)
+    @Test("a store opening a file by another path is seen opening it, whichever path is asked", arguments: Spelling.allCases)
+    func openingIsSeenByAnyPath(_ spelling: Spelling) async throws {
+        try await withTemporaryDirectory { directory in
+            let (real, dir) = try Spelling.folders(in: directory)
+            let path = real + "/s.sqlite"
+            if spelling == .hardLink { await (try await Store.open(at: path)).close() }
+            let other = try spelling.other(to: "s.sqlite", real: real, dir: dir)
+            let opening = OpenDatabaseFiles(opening: other)
+            #expect(OpenDatabaseFiles.whileLocked { $0.isInUse(path: path, identity: nil) })
+            // `dir/s.sqlite`, which `dir/link/../s.sqlite` is as text: another file.
+            #expect(!OpenDatabaseFiles.whileLocked { $0.isInUse(path: dir + "/s.sqlite", identity: nil) })
+            opening.release()
+            #expect(!OpenDatabaseFiles.whileLocked { $0.isInUse(path: path, identity: nil) })
+        }
+    }
+
+    /// A store of this process starting to open the restored file by another path, as the
+    /// replaced store closes: the close did not see it, and removed the -wal and -shm the
+    /// opener was about to use. (The registry compared paths as text: Foundation resolves a
+    /// `..` through the real folder only in a path that exists, so `dir/link/../s.sqlite` was
+    /// missed when the opener started during a restore by `rm` and `cp`; a hard link always.)
+    @Test(
+        "a replaced store closed while another store starts opening its path by another spelling leaves the -wal and -shm",
+        arguments: Spelling.allCases)
+    func replacedStoreClosedWhileAnotherOpensByAnotherPath(_ spelling: Spelling) async throws {
+        try await withTemporaryDirectory { directory in
+            let (real, dir) = try Spelling.folders(in: directory)
+            let path = real + "/s.sqlite"
+            let backup = directory.file("backup.sqlite")
+            _ = try await Replaced.makeBackup(at: backup)
+            let old = try await Store.open(at: path)
+            try await old.frameworks.insert(Fixtures.framework("a-1"))
+            // What `Store.open(at: other)` registers first, before it opens anything.
+            let opening: OpenDatabaseFiles
+            switch spelling {
+            case .dotDotAfterLinkedFolder:
+                // `rm store.sqlite`, the other store starts opening it, `cp backup store.sqlite`.
+                #expect(unlink(path) == 0)
+                opening = OpenDatabaseFiles(opening: try spelling.other(to: "s.sqlite", real: real, dir: dir))
+                try FileManager.default.copyItem(atPath: backup, toPath: path)
+            case .hardLink:
+                try Replaced.Restore.rename.put(backup, at: path)
+                opening = OpenDatabaseFiles(opening: try spelling.other(to: "s.sqlite", real: real, dir: dir))
+            }
+            let left = await old.closeReportingLeftFiles()
+            opening.release()
+            #expect(left == [path + "-wal", path + "-shm"])
+            #expect(Replaced.exists(path + "-wal"))
+            #expect(Replaced.exists(path + "-shm"))
+        }
+    }
+
+    /// The second open's header check, by another path to the file, keeps the first store's
+    /// locks too (its descriptor is parked by the file's identity).
+    @Test(
+        "a second store opened by a `..` after a linked folder leaves the first its locks",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
+    func secondOpenByAnotherPathKeepsTheFirstStoresLocks() async throws {
+        try await withTemporaryDirectory { directory in
+            let (real, dir) = try Spelling.folders(in: directory)
+            let path = real + "/s.sqlite"
+            let first = try await Store.open(at: path)
+            try await first.frameworks.insert(Fixtures.framework("a-1"))
+            #expect(try await first.frameworks.count() == 1)
+            let second = try await Store.open(
+                at: try Spelling.dotDotAfterLinkedFolder.other(to: "s.sqlite", real: real, dir: dir))
+            #expect(try await second.frameworks.count() == 1)
+            let outcome = try await ProcessRunner.run("/usr/bin/sqlite3", [path, "PRAGMA journal_mode"])
+            #expect(outcome.succeeded, "\(outcome)")
+            #expect(Replaced.exists(path + "-wal"))
+            #expect(Replaced.exists(path + "-shm"))
+            try await second.frameworks.insert(Fixtures.framework("a-2"))
+            #expect(try await first.frameworks.count() == 2)
+            await second.close()
+            await first.close()
+            let contents = try await Replaced.contents(of: path)
+            #expect(contents.frameworks == ["a-1", "a-2"])
+            #expect(contents.integrity == "ok")
+        }
+    }
+
     /// No connection checkpoints as it closes once its file has moved, and the close removed
     /// the -wal that held the last commits: the renamed file lacked them.
     @Test("a store renamed away (mv store store.old) and then closed: store.old holds its last commits")

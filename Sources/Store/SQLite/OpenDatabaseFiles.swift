@@ -1,8 +1,8 @@
 import Foundation
 
-/// The database files the stores of this process have open or are opening: by path from the
-/// start of `Store.open`, by identity (device and inode) once the store's writer has opened the
-/// file.
+/// The database files the stores of this process have open or are opening: by where the path
+/// leads (`Place`) from the start of `Store.open`, by identity (device and inode) once the
+/// store's writer has opened the file.
 ///
 /// Why: `fcntl` locks belong to the process, and closing *any* descriptor of a file drops all
 /// of the process's locks on it ("all locks associated with a file for a given process are
@@ -19,11 +19,43 @@ import Foundation
 /// `-shm` to a store of this process that is opening their path or has the file now there
 /// open (`Locked.isInUse(path:identity:)`), which its `fcntl` locks cannot tell it.
 ///
+/// A file is known by what it is, not by how its path is spelled: two stores may open one file
+/// through `dir/link/../s.sqlite` (the kernel takes `..` after the folder `link` names, not
+/// after `link`), through a link to a folder, or through a hard link. Matched by the path
+/// standardized as text (Foundation resolves a `..` through the real folder only in a path
+/// that exists, not in that of a store about to create its file), such a store was missed,
+/// and a replaced store's close removed the `-wal` and `-shm` it was opening.
+///
 /// A connection this process opened to the file other than through `Store` is not known here.
 final class OpenDatabaseFiles: Sendable {
+    /// Where a path being opened leads, however it is spelled: the real path of its file
+    /// (symbolic links and `..` resolved by the system), or of its folder and its name before
+    /// the file exists; and the file's identity if it exists (a hard link has another path).
+    struct Place: Hashable, Sendable {
+        let realPath: String
+        let identity: FileIdentity?
+
+        init(_ path: String) {
+            realPath = Self.realPath(path)
+            identity = FileIdentity(of: path)
+        }
+
+        private static func realPath(_ path: String) -> String {
+            if let real = PathName.resolved(path) { return real }
+            let name = PathName.lastComponent(of: path)
+            if name != "..", name != ".", let folder = PathName.resolved(PathName.folder(of: path)) {
+                return folder == "/" ? "/" + name : folder + "/" + name
+            }
+            // No such folder: nothing can be opened there; compared as text.
+            return URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+    }
+
     fileprivate struct Registry {
-        /// Standardized paths of stores being opened, and how many of each.
+        /// Real paths of stores being opened, and how many of each.
         var opening: [String: Int] = [:]
+        /// Identities of the files at those paths when their opens started, and how many of each.
+        var openingFiles: [FileIdentity: Int] = [:]
         /// Identities of the database files of open (or opening) stores, and how many stores have each.
         var open: [FileIdentity: Int] = [:]
         /// Descriptors not closed because a store had their file open, by the file.
@@ -32,16 +64,16 @@ final class OpenDatabaseFiles: Sendable {
 
     private static let registry = LockedBox(Registry())
 
-    /// What this store has registered: its path while opening, the identities of the files
-    /// its writer opened.
-    private let mine: LockedBox<(path: String?, identities: Set<FileIdentity>)>
+    /// What this store has registered: where its path leads while opening, the identities of
+    /// the files its writer opened.
+    private let mine: LockedBox<(place: Place?, identities: Set<FileIdentity>)>
 
     /// Registers a store opening `path`: at the very start of `Store.open`, before any file is
     /// opened.
     init(opening path: String) {
-        let standardized = Self.standardized(path)
-        mine = LockedBox((standardized, []))
-        Self.registry.withLock { $0.opening[standardized, default: 0] += 1 }
+        let place = Place(path)
+        mine = LockedBox((place, []))
+        Self.registry.withLock { Self.add(place, to: &$0) }
     }
 
     deinit { release() }
@@ -58,25 +90,25 @@ final class OpenDatabaseFiles: Sendable {
     /// The store has opened: its path no longer counts as being opened (its identities do).
     func opened() {
         guard
-            let path = mine.withLock({ mine in
-                defer { mine.path = nil }; return mine.path
+            let place = mine.withLock({ mine in
+                defer { mine.place = nil }; return mine.place
             })
         else { return }
-        Self.registry.withLock { Self.remove(path, from: &$0.opening) }
+        Self.registry.withLock { Self.remove(place, from: &$0) }
     }
 
     /// The store has closed all its connections, or failed to open: unregisters it, and
     /// closes the descriptors parked on a file no store of this process has open any more.
     /// Later calls do nothing.
     func release() {
-        let (path, identities) = mine.withLock { mine in
+        let (place, identities) = mine.withLock { mine in
             defer { mine = (nil, []) }
             return mine
         }
         // Closed with the lock held: a store that identified the file just after would have
         // its locks dropped by a close made after the lock was let go.
         Self.registry.withLock { registry in
-            if let path { Self.remove(path, from: &registry.opening) }
+            if let place { Self.remove(place, from: &registry) }
             for identity in identities {
                 Self.remove(identity, from: &registry.open)
                 if registry.open[identity] == nil, let parked = registry.parked.removeValue(forKey: identity) {
@@ -125,10 +157,15 @@ final class OpenDatabaseFiles: Sendable {
     struct Locked {
         fileprivate var registry: Registry
 
-        /// Whether a store of this process is opening `path` (nil: not asked), or has the file
+        /// Whether a store of this process is opening `path` (nil: not asked), by whatever path
+        /// leads to the same place or to the file there now (`Place`), or has the file
         /// `identity` open (nil: not asked).
         func isInUse(path: String?, identity: FileIdentity?) -> Bool {
-            if let path, registry.opening[OpenDatabaseFiles.standardized(path)] != nil { return true }
+            if let path {
+                let place = Place(path)
+                if registry.opening[place.realPath] != nil { return true }
+                if let file = place.identity, registry.openingFiles[file] != nil { return true }
+            }
             if let identity, registry.open[identity] != nil { return true }
             return false
         }
@@ -148,8 +185,14 @@ final class OpenDatabaseFiles: Sendable {
         }
     }
 
-    fileprivate static func standardized(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.path
+    private static func add(_ place: Place, to registry: inout Registry) {
+        registry.opening[place.realPath, default: 0] += 1
+        if let file = place.identity { registry.openingFiles[file, default: 0] += 1 }
+    }
+
+    private static func remove(_ place: Place, from registry: inout Registry) {
+        remove(place.realPath, from: &registry.opening)
+        if let file = place.identity { remove(file, from: &registry.openingFiles) }
     }
 
     private static func remove<Key: Hashable>(_ key: Key, from counts: inout [Key: Int]) {
