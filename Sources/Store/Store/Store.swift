@@ -179,16 +179,21 @@ public final class Store: Sendable {
         try await openReportingCreation(at: path, configuration: configuration).store
     }
 
-    /// Removes a store a failed command created, if nothing else has written to it or has it
-    /// open (see `StoreFile.removeUntouched(at:)`); true if it did.
-    package static func removeUntouched(at path: String) -> Bool { StoreFile.removeUntouched(at: path) }
+    /// Removes a store a failed command created, if the path still names the file it created
+    /// (`created`, from `openReportingCreation`) and nothing else has written to it or has it
+    /// open (see `StoreFile.removeUntouched(at:created:)`); true if it did.
+    package static func removeUntouched(at path: String, created: FileIdentity) -> Bool {
+        StoreFile.removeUntouched(at: path, created: created)
+    }
 
-    /// `open(at:configuration:)`, and whether this call created the file (an exclusive create:
-    /// of two processes opening one new path at once, exactly one did). For storectl, which
-    /// removes a store its failed command created (`StoreFile.removeUntouched(at:)`).
+    /// `open(at:configuration:)`, and the identity of the file if this call created it (an
+    /// exclusive create: of two processes opening one new path at once, exactly one did), nil
+    /// if it did not. For storectl, which removes a store its failed command created
+    /// (`StoreFile.removeUntouched(at:created:)`): only that file, not another renamed over
+    /// the path meanwhile.
     package static func openReportingCreation(
         at path: String, configuration: Configuration = .init()
-    ) async throws -> (store: Store, created: Bool) {
+    ) async throws -> (store: Store, created: FileIdentity?) {
         try await onBlockingQueue {
             try Self.check(configuration)
             // Before any descriptor of the file is opened: see `OpenDatabaseFiles`.
@@ -208,7 +213,7 @@ public final class Store: Sendable {
     /// registered as being opened (`openFile`).
     private static func openRegistered(
         at path: String, configuration: Configuration, openFile: OpenDatabaseFiles
-    ) throws -> (store: Store, created: Bool) {
+    ) throws -> (store: Store, created: FileIdentity?) {
         try StoreFile.checkNotAFolder(path)
         try StoreFile.checkCompanionNamesFit(path)
         // A link to nothing: SQLite would create the file it names with the umask's mode,
@@ -227,7 +232,7 @@ public final class Store: Sendable {
         }
         let created = try createFileIfMissing(path)
         try StoreFile.checkHeader(path)
-        if !created { try StoreFile.checkWALFilesCanExist(path) }
+        if created == nil { try StoreFile.checkWALFilesCanExist(path) }
         return (try Store(opening: path, configuration: configuration, openFile: openFile), created)
     }
 
@@ -588,17 +593,21 @@ public final class Store: Sendable {
     /// Creates an empty database file with mode 0600 (owner read and write only) so that the
     /// store's data is never readable by other users, whatever the umask. SQLite creates its
     /// -wal and -shm files with the same permissions as the database file.
-    /// Returns whether it created the file.
+    /// Returns the identity of the file it created (device and inode, from the descriptor of
+    /// the create), nil if the file was there already (or, should `fstat` fail, unknown).
     @discardableResult
-    static func createFileIfMissing(_ path: String) throws -> Bool {
+    static func createFileIfMissing(_ path: String) throws -> FileIdentity? {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         if descriptor >= 0 {
+            // Taken from the descriptor: the path may name another file by the time it is
+            // looked at again.
+            let identity = FileIdentity(ofDescriptor: descriptor)
             // Another store of this process may have opened the new file already.
             OpenDatabaseFiles.close(descriptor)
-            return true
+            return identity
         }
         let code = errno
-        if code == EEXIST { return false }
+        if code == EEXIST { return nil }
         throw StoreFile.cannotOpen(path, code: code)
     }
 

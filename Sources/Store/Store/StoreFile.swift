@@ -219,17 +219,24 @@ enum StoreFile {
     /// exclusive lock while it checks that every table but the migrations' records and the sync
     /// history is empty, and unlinks the files. Anything else, and the store stays as it is (back in WAL mode).
     ///
-    /// Only a store is looked at, or a database without a table (a creation that failed before
-    /// its first migration): the command ran on after creating the file (a sync waits on its
-    /// feed), and the path may name another file by now, renamed over it meanwhile. Another
-    /// application's database was switched to WAL mode, and deleted if its tables were empty.
-    static func removeUntouched(at path: String) -> Bool {
+    /// Only the file the command created (`created`, its device and inode) is looked at: the
+    /// command ran on after creating the file (a sync waits on its feed), and the path may name
+    /// another file by now, renamed over it meanwhile. Another application's database was
+    /// switched to WAL mode, and deleted if its tables were empty; another store holding only
+    /// bookkeeping (a fresh one, a failed sync's) was deleted. Looked at before the file is
+    /// opened, and again, under the exclusive lock, just before the unlinks. (What is renamed
+    /// over the path between that last look and the unlink cannot be told apart: the system
+    /// has no unlink of a file by its descriptor.) And only a store, or a database without a
+    /// table (a creation that failed before its first migration), is removed.
+    static func removeUntouched(at path: String, created: FileIdentity) -> Bool {
+        guard FileIdentity(of: path) == created else { return false }
         guard
             let database = try? Database(
                 path: path, options: Database.OpenOptions(readOnly: false, create: false, busyTimeout: .zero))
         else { return false }
         defer { database.close() }
-        guard isStoreOrBlank(database) else { return false }
+        // The file the connection opened, should the path have been renamed over just before.
+        guard FileIdentity(of: path) == created, isStoreOrBlank(database) else { return false }
         guard (try? database.fetchOne("PRAGMA journal_mode = DELETE"))??[0].textValue == "delete" else { return false }
         var removed = false
         do {
@@ -248,7 +255,7 @@ enum StoreFile {
                     break
                 }
             }
-            if untouched {
+            if untouched, FileIdentity(of: path) == created {
                 for suffix in ["-wal", "-shm", "-journal", ""] { unlink(path + suffix) }
                 removed = true
             }

@@ -13,7 +13,8 @@ enum StoreAccess {
     /// The file is created (mode 0600) if missing: for commands that add (sync, add, images put,
     /// migrate). If the command then fails, the file it created is removed again, so a failed
     /// first sync leaves no empty store behind. (Removed only once the store is closed, only if
-    /// this command created it, and only while no other connection has it open and nothing but
-    /// the migrations is in it: see `Store.removeUntouched(at:)`.)
+    /// this command created it and the path still names that file, and only while no other
+    /// connection has it open and nothing but the migrations is in it: see
+    /// `Store.removeUntouched(at:created:)`.)
     case creating
 }

@@ -134,13 +134,13 @@ struct StoreOptions: ParsableArguments {
             throw CLIError("the store \(path) is an empty file, not a store yet (a command that adds, or migrate, makes it one)")
         }
         let store: Store
-        let created: Bool
+        let created: FileIdentity?
         do {
             if access == .inspecting, Self.isEmptyFile(path) {
                 // An empty file is a new store, every migration pending: said from a store in
                 // memory, so the file stays empty (opened, it got SQLite's header and WAL mode,
                 // and the next read command migrated it).
-                (store, created) = (try await Store.inMemory(configuration: configuration), false)
+                (store, created) = (try await Store.inMemory(configuration: configuration), nil)
             } else {
                 (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
             }
@@ -161,7 +161,7 @@ struct StoreOptions: ParsableArguments {
         case .failure(let error):
             // Only the file this command created, and only while nothing else has written to it
             // or has it open: another command may have opened the new store meanwhile.
-            if access == .creating, created { _ = Store.removeUntouched(at: path) }
+            if access == .creating, let created { _ = Store.removeUntouched(at: path, created: created) }
             switch error {
             case is StoreError, is SQLiteError: throw Self.describe(error, path: path)
             default: throw error
