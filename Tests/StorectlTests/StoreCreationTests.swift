@@ -97,6 +97,33 @@ struct StoreCreationTests {
         }
     }
 
+    /// The failed first sync removed whatever store was at the path if it held only bookkeeping:
+    /// another fresh store renamed over it while the sync waited on its feed was deleted.
+    @Test("a first sync that fails after another store was renamed over the new one leaves that store")
+    func failedFirstSyncLeavesAStoreRenamedOverIt() async throws {
+        let storectl = try Storectl()
+        // As above: `exec 3> FIFO` returns once storectl has opened the FIFO (the store is open
+        // by then). Another store is made and renamed over the new one, then the feed fails.
+        let script = """
+            mkfifo feed.fifo || exit 90
+            "$0" --db new.sqlite sync feed.fifo > sync.out 2> sync.err &
+            pid=$!
+            exec 3> feed.fifo
+            "$0" --db other.sqlite migrate > /dev/null || exit 91
+            mv other.sqlite new.sqlite || exit 92
+            printf 'not a feed' >&3
+            exec 3>&-
+            wait $pid
+            echo "exit $?"
+            """
+        let result = try await storectl.run(["-c", script, try Storectl.executableURL().path], shell: true)
+        #expect(result.output == "exit 1", "\(result)")
+        let path = storectl.directory.file("new.sqlite")
+        try #require(FileManager.default.fileExists(atPath: path), "the store renamed over the new one was removed")
+        #expect(try await sqlite3(path, "PRAGMA integrity_check") == "ok")
+        #expect(try await sqlite3(path, "SELECT count(*) > 0 FROM schema_migrations") == "1")
+    }
+
     @Test("a first sync interrupted by SIGINT removes the file it created")
     func interruptedFirstSyncLeavesNoFile() async throws {
         let storectl = try Storectl()
