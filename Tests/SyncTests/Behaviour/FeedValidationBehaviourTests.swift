@@ -382,6 +382,42 @@ struct FeedValidationBehaviourTests {
         }
     }
 
+    /// `maximumPages` pages are followed; one more is refused at the last page's `next`, with
+    /// nothing applied. (No test set the limit: one page more, or no limit, went unnoticed.)
+    @Test func aFeedOfMorePagesThanTheLimitIsRefused() async throws {
+        try await withBehaviourStore { store, folder in
+            var options = SyncOptions()
+            options.maximumPages = 3
+            for page in 1...4 {
+                try folder.write(
+                    "page-\(page).json",
+                    behaviourFeed(
+                        events: [KindFixture.event.json("e-\(page)", 1)], next: page < 4 ? "page-\(page + 1).json" : nil))
+            }
+            // Three pages, the limit: each is applied.
+            try folder.write("three.json", behaviourFeed(events: [KindFixture.event.json("e-0", 1)], next: "page-2.json"))
+            try folder.write(
+                "page-3.json", behaviourFeed(events: [KindFixture.event.json("e-3", 1)]))
+            let report = try await store.sync(from: .file(folder.file("three.json")), options: options)
+            #expect(report.events == counts(inserted: 3))
+            let before = try await store.exportFeed()
+
+            // Four pages: refused where the fourth is named, the store unchanged.
+            try folder.write(
+                "page-3.json", behaviourFeed(events: [KindFixture.event.json("e-3", 1)], next: "page-4.json"))
+            let error = await behaviourError {
+                try await store.sync(from: .file(folder.file("page-1.json")), options: options)
+            }
+            let validation = try #require(error as? FeedValidationError, "\(String(describing: error))")
+            #expect(
+                validation.problems == [
+                    FeedProblem(source: folder.file("page-3.json").path, path: "next", message: "the feed has more than 3 pages")
+                ])
+            #expect(try await store.exportFeed() == before)
+            #expect(try await store.events.count() == 3)
+        }
+    }
+
     @Test func aLocalFeedCannotLeaveItsFiles() async throws {
         try await withBehaviourStore { store, folder in
             let source = try folder.write("feed.json", behaviourFeed(next: "http://127.0.0.1:9/feed.json"))
