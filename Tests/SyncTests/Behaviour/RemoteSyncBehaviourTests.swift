@@ -221,6 +221,42 @@ struct RemoteSyncBehaviourTests {
         }
     }
 
+    /// The cap is inclusive: a feed of exactly `maximumBytes` syncs and one byte more is refused,
+    /// read from a regular file (its size) or from a pipe (counted as it is read). Only feeds
+    /// far over the cap were tried: a local cap off by one byte went unnoticed.
+    @Test(arguments: [false, true])
+    func aLocalFeedOfExactlyTheCapSyncsAndOneByteMoreDoesNot(throughAPipe: Bool) async throws {
+        try await withBehaviourStore { store, folder in
+            let size = Self.feed.utf8.count
+            for (limit, fits) in [(size - 1, false), (size, true)] {
+                let source: FeedSource
+                if throughAPipe {
+                    let fifo = folder.file("feed-\(limit).fifo")
+                    try #require(mkfifo(fifo.path, 0o600) == 0)
+                    let data = Data(Self.feed.utf8)
+                    // Opening a FIFO to write waits for its reader: the sync.
+                    Thread.detachNewThread {
+                        guard let handle = FileHandle(forWritingAtPath: fifo.path) else { return }
+                        handle.write(data)
+                        try? handle.close()
+                    }
+                    source = .file(fifo)
+                } else {
+                    source = try folder.write("feed.json", Self.feed)
+                }
+                var options = SyncOptions()
+                options.maximumBytes = limit
+                if fits {
+                    #expect(try await store.sync(from: source, options: options).frameworks == counts(inserted: 2))
+                } else {
+                    let error = await behaviourError { try await store.sync(from: source, options: options) }
+                    #expect(error as? FeedSourceError == .tooLarge(source: source.url.path, limit: limit))
+                    #expect(try await store.frameworks.count() == 0)
+                }
+            }
+        }
+    }
+
     @Test func aRemoteFeedCannotReachFiles() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }
