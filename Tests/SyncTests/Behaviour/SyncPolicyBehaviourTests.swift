@@ -207,4 +207,30 @@ struct SyncPolicyBehaviourTests {
             #expect(try await store.images.contains(url) == false)
         }
     }
+
+    /// An image is the same only with the same bytes and the same content type: under
+    /// prefer-remote a feed that changes only the type replaces the stored one (which kept the
+    /// old type, counted as already cached, when only the bytes were compared); the other
+    /// policies keep it.
+    @Test(arguments: SyncPolicy.allCases)
+    func anImageWhoseContentTypeAloneChanged(_ policy: SyncPolicy) async throws {
+        try await withBehaviourStore { store, folder in
+            let options = SyncOptions(policy: policy)
+            let url = "https://example.com/a.img"
+            let source = try folder.write(
+                "feed.json", behaviourFeed(images: [imageJSON(url, data: Data([1, 2]), contentType: "image/png")]))
+            #expect(try await store.sync(from: source, options: options).images.stored == 1)
+
+            try folder.write(
+                "feed.json", behaviourFeed(images: [imageJSON(url, data: Data([1, 2]), contentType: "image/gif")]))
+            let report = try await store.sync(from: source, options: options)
+
+            var expected = SyncReport.ImageCounts()
+            if policy == .preferRemote { expected.stored = 1 } else { expected.alreadyCached = 1 }
+            #expect(report.images == expected)
+            let stored = try await store.images.get(url)
+            #expect(stored?.data == Data([1, 2]))
+            #expect(stored?.contentType == (policy == .preferRemote ? "image/gif" : "image/png"))
+        }
+    }
 }
