@@ -127,6 +127,22 @@ struct ImageStoreTests {
         }
     }
 
+    /// A cache filled to exactly its budget is within it: eviction stops there (it evicted one
+    /// entry too many, unnoticed, when it went on while the total equalled the budget).
+    @Test func evictsNoMoreThanNeededToReachTheBudgetExactly() async throws {
+        try await withImageStore(budget: 100) { store, clock throws in
+            #expect(try await store.images.put("a", data: Self.bytes(20)) == [])
+            clock.advance()
+            #expect(try await store.images.put("b", data: Self.bytes(40)) == [])
+            clock.advance()
+            #expect(try await store.images.put("c", data: Self.bytes(40)) == [], "100 bytes: the whole budget, no more")
+            clock.advance()
+            #expect(try await store.images.put("d", data: Self.bytes(20)) == ["a"])
+            #expect(try await store.images.list().map(\.url) == ["b", "c", "d"])
+            #expect(try await store.images.stats().totalBytes == 100)
+        }
+    }
+
     @Test func readingAnEntryKeepsItFromEviction() async throws {
         try await withImageStore { store, clock throws in
             try await store.images.put("a", data: Self.bytes(40))
