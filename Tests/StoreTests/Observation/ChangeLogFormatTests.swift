@@ -34,6 +34,29 @@ struct ChangeLogFormatTests {
         #expect(ChangeLogTable.changes(in: Data("not json".utf8)).isEmpty)
     }
 
+    /// An event's one date is kept packed in its entry, two or more aside: every date comes back
+    /// as it went in, the calendar's first and last days included, also after a replace.
+    @Test func everyDateComesBackFromTheChangeList() {
+        let first = CalendarDate("0001-01-01")!, last = CalendarDate("9999-12-31")!
+        let changes: [Change] = [
+            Change(kind: .event, key: "a", operation: .insert, dates: [first]),
+            Change(kind: .event, key: "b", operation: .update, dates: [last, first]),
+            Change(kind: .event, key: "c", operation: .delete, dates: [last]),
+            Change(kind: .framework, key: "f", operation: .insert),
+            Change(kind: .event, key: "d", operation: .update, dates: [CalendarDate("2024-02-29")!]),
+        ]
+        var list = ChangeList(changes)
+        #expect(Array(list) == changes)
+        #expect(ChangeLogTable.changes(in: Data(ChangeLogTable.encode(list))) == changes)
+        let moved = Change(kind: .event, key: "a", operation: .update, dates: [first, last])
+        list.replace(at: 0, with: moved)
+        list.replace(at: 1, with: changes[2])
+        #expect(Array(list) == [moved, changes[2]] + changes[2...])
+        list.removeLast(from: 1)
+        list.append(changes[1])
+        #expect(Array(list) == [moved, changes[1]])
+    }
+
     @Test func consecutiveChangesOfOneKindAndOperationShareAnElement() throws {
         let text = String(decoding: ChangeLogTable.encode(ChangeList(Self.mixed)), as: UTF8.self)
         guard case .array(let elements) = try JSONParser.parse(Data(text.utf8)) else {
