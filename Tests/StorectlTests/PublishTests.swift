@@ -45,6 +45,33 @@ struct PublishTests {
         return ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0
     }
 
+    /// Snapshot pages are cut by bytes as well as records (32 MiB, `PublishOptions.snapshotPageBytes`):
+    /// pages cut by count alone held whatever their records weighed, so a store of large images
+    /// (twenty of 20 MB fit the default cache budget) made one page larger than a client's
+    /// default cap on a file (256 MiB) and no client could sync the folder. Here three images of
+    /// 20 MB, all on one page before (80 MB), synced back under `--max-bytes 40MiB`.
+    @Test("a snapshot of large images is paged by bytes: each page at most about 32 MiB, the folder syncs under a 40 MiB cap")
+    func largeImagesArePagedByBytes() async throws {
+        let cli = try Storectl()
+        let imageBytes = 20_000_000
+        for index in 0..<3 {
+            let file = try cli.directory.write(Data(repeating: UInt8(index + 1), count: imageBytes), to: "image-\(index).png")
+            let put = try await cli.run(["--db", "src.sqlite", "images", "put", "https://example.com/\(index).png", file])
+            #expect(put.status == 0, "\(put)")
+        }
+        let folder = cli.directory.path + "/published"
+        let published = try await cli.run(["--db", "src.sqlite", "publish", folder], timeout: 300)
+        #expect(published.status == 0, "\(published)")
+        let files = ((try Self.manifest(folder)["snapshot"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
+        let sizes = files.compactMap { $0["size"] as? Int }
+        #expect(sizes.count == 4, "three pages of one image each and the tombstones' page: \(sizes)")
+        #expect(sizes.allSatisfy { $0 <= 40 << 20 }, "\(sizes)")
+
+        let synced = try await cli.run(["--db", "dst.sqlite", "sync", folder, "--max-bytes", "40MiB", "--json"], timeout: 300)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect((Self.json(synced)["images"] as? [String: Any])?["stored"] as? Int == 3, "\(synced.stdout)")
+    }
+
     @Test("publish, sync over HTTP, change three records, re-publish: the second sync fetches the manifest and one segment")
     func incrementalSyncOverHTTP() async throws {
         try await Self.incrementalSync(frameworks: 3000, pageSize: 1000)

@@ -72,6 +72,20 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// "a string", "a number", ... for error messages.
+    /// About the bytes `JSONWriter(pretty: false)` writes for the value: exact for strings that
+    /// need no escaping (an escaped character takes more). Cheap: a string's UTF-8 count is
+    /// known without reading it, so an image's megabytes of base64 cost one step.
+    var estimatedSize: Int {
+        switch self {
+        case .null: 4
+        case .bool(let value): value ? 4 : 5
+        case .number(let text): text.utf8.count
+        case .string(let text): text.utf8.count + 2
+        case .array(let elements): elements.reduce(elements.count + 1) { $0 + $1.estimatedSize }
+        case .object(let members): members.reduce(members.count + 1) { $0 + $1.key.utf8.count + 3 + $1.value.estimatedSize }
+        }
+    }
+
     package var typeDescription: String {
         switch self {
         case .null: "null"

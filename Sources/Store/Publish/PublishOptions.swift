@@ -4,13 +4,20 @@ import Foundation
 public struct PublishOptions: Sendable {
     /// Records per snapshot page (a value below 1 counts as 1).
     public var snapshotPageSize = 10_000
+    /// The most bytes of a snapshot page, about (strings that need escaping take more): a record
+    /// that would take a page past it starts the next (one larger than it has a page of its own). 32 MiB by
+    /// default, well under a client's default cap on a file (`SyncOptions.maximumBytes`, 256
+    /// MiB). Pages cut by count alone held whatever their records weighed: a store of twenty 20
+    /// MB images (in the default cache budget, 512 MiB) made one 533 MB page, which no client
+    /// with the default cap could sync, and its publish peaked at 1.6 GB.
+    public var snapshotPageBytes = 32 << 20
     /// How long a file stays in the folder after the last manifest that named it was replaced:
     /// a client that read that manifest may still be fetching it.
     public var gracePeriod: TimeInterval = 3600
     /// When segments are merged and folded into a new snapshot.
     public var compaction = CompactionPolicy()
 
-    /// The defaults: 10,000 records per page, an hour's grace, the default compaction.
+    /// The defaults: 10,000 records (or 32 MiB) per page, an hour's grace, the default compaction.
     public init() {}
 }
 

@@ -300,6 +300,8 @@ struct Publisher {
         }
         var page: [(RecordKind, JSONValue)] = []
         page.reserveCapacity(min(size, 1 << 16))
+        // Bytes as well as records: a page of large images would be larger than a client may fetch.
+        var pageBytes = 0
         func flush() throws {
             var members = [JSONMember("version", .integer(1))]
             for kind in kinds {
@@ -307,6 +309,7 @@ struct Publisher {
             }
             try add(Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8), String(files.count + 1))
             page.removeAll(keepingCapacity: true)
+            pageBytes = 0
         }
         func take(_ kind: RecordKind, _ value: JSONValue) throws {
             // Only the tombstones' keys are looked for: a snapshot of millions of records holds
@@ -316,7 +319,10 @@ struct Publisher {
             {
                 present[kind, default: []].insert(ExactKey(key))
             }
+            let bytes = value.estimatedSize
+            if !page.isEmpty, pageBytes + bytes > options.snapshotPageBytes { try flush() }
             page.append((kind, value))
+            pageBytes += bytes
             if page.count == size { try flush() }
         }
         for handler in handlers {

@@ -24,8 +24,10 @@ struct PublishCommand: AsyncParsableCommand {
         name: .customLong("grace-seconds"), parsing: .unconditional,
         help: "Seconds a file no manifest names any more is kept for clients mid-sync.")
     var graceSeconds: Int = 3600
-    @Option(name: .customLong("page-size"), parsing: .unconditional, help: "Records per snapshot page.") var pageSize: Int =
-        10_000
+    @Option(
+        name: .customLong("page-size"), parsing: .unconditional,
+        help: "Records per snapshot page (a page also ends at about 32 MiB).") var pageSize: Int =
+            10_000
     @Flag(help: "Print the report as JSON.") var json = false
 
     func validate() throws {
