@@ -93,4 +93,40 @@ struct SyncMemoryTests {
         )
         #expect(perConflict < 300, "three-way \(threeWay) bytes, keep-existing \(keepExisting) bytes at their peak")
     }
+
+    /// Images with inline data cross from the reader thread to the writer in batches cut by
+    /// their bytes too (`FeedPipeline.batchImageBytes`): cut by count alone (256 records), every
+    /// image of a feed was held between the two threads at once, so a sync's peak grew with the
+    /// feed's images (forty of 10 MB: 496 MB; ten: 202 MB). Here 12 and 48 images of 3 MB: the
+    /// second's peak may exceed the first's by at most 40 MB (debug storectl: 108 MB more without
+    /// the cut by bytes, 4 MB with it).
+    @Test("a feed of four times as many images peaks at most 40 MB higher")
+    func imagesInFlightAreBoundedByBytes() async throws {
+        let storectl = try Storectl()
+        let imageBytes = 3_000_000
+        func feed(images count: Int) throws -> String {
+            var data = Data(#"{"version": 1, "images": ["#.utf8)
+            for index in 0..<count {
+                let bytes = Data(repeating: UInt8(index % 251), count: imageBytes).base64EncodedString()
+                data.append(
+                    Data(
+                        #"\#(index == 0 ? "" : ","){"url": "https://example.com/\#(index).png", "contentType": "image/png", "data": "\#(bytes)"}"#
+                            .utf8))
+            }
+            data.append(Data("]}".utf8))
+            return try storectl.directory.write(data, to: "images-\(count).json")
+        }
+        var peaks: [Int] = []
+        for count in [12, 48] {
+            let path = try feed(images: count)
+            peaks.append(
+                try await Self.peakResidentBytes(
+                    storectl,
+                    ["sync", path, "--quiet", "--max-bytes", "1GiB", "--db", storectl.directory.path + "/images-\(count).sqlite"]
+                ))
+            try FileManager.default.removeItem(atPath: path)
+        }
+        print("SyncMemoryTests: 12 images of 3 MB \(peaks[0] >> 20) MiB, 48 \(peaks[1] >> 20) MiB")
+        #expect(peaks[1] - peaks[0] < 40_000_000, "\(peaks)")
+    }
 }

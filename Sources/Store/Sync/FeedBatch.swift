@@ -9,10 +9,13 @@ struct FeedBatch {
     private var runs: [any FeedRun] = []
     /// Records and tombstones held.
     private(set) var count = 0
+    /// The bytes of the images' inline data held: a batch of 256 images of 10 MB is 2.5 GB.
+    private(set) var imageBytes = 0
 
     /// Appends a decoded record of `handler`'s kind with its content hash (`remoteHash(of:)`).
     mutating func append<Handler: RecordKindHandler>(_ record: Handler.Record, hash: UInt64?, of handler: Handler) {
         count += 1
+        if Handler.Record.self == FeedImage.self, let image = record as? FeedImage { imageBytes += image.data?.count ?? 0 }
         if let run = runs.last as? RecordRun<Handler> {
             run.append(record, hash: hash)
             return

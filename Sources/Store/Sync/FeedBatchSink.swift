@@ -24,7 +24,7 @@ struct FeedBatchSink: FeedSink {
             return
         }
         handler.decode(&fields, into: &batch)
-        if batch.count >= batchSize { try flush() }
+        if batch.count >= batchSize || batch.imageBytes >= FeedPipeline.batchImageBytes { try flush() }
     }
 
     mutating func receiveTombstone(_ key: String, of handler: any RecordKindHandler) throws {
