@@ -54,7 +54,16 @@ struct PublishedFileLoader: Sendable {
                     "a manifest read from stdin (or another pipe or device) has no folder, so the files it names "
                     + "cannot be read; refused: sync the published folder, or its manifest.json by path")
         }
-        let url = folder.appendingPathComponent(file.name)
+        // A remote name resolves as a relative reference does (RFC 3986, as a version-1 page's
+        // `next` does): against the manifest's folder, without the manifest's query. An object
+        // store's signed URL (`manifest.json?X-Amz-Signature=...`) signs that one object; sent
+        // with another object's path, the signature does not match it, and a store such as S3
+        // refuses the request (403) even for a public object. Path components were appended
+        // instead, which kept the query and sent the manifest's signature with every file.
+        let url =
+            source.url.isFileURL
+            ? folder.appendingPathComponent(file.name)
+            : URL(string: file.name, relativeTo: manifestURL)?.absoluteURL ?? folder.appendingPathComponent(file.name)
         let name = source.url.isFileURL ? url.path : url.redacted
         func mismatch(_ message: String) -> ManifestError { ManifestError(source: name, path: "", message: message) }
         let path: String

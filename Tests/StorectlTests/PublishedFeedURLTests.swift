@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// How a published feed's file names resolve against the manifest's URL, as an object store or
+/// CDN serves it.
+@Suite(.timeLimit(.minutes(5)))
+struct PublishedFeedURLTests {
+    @Test("a signed manifest URL's query is not sent with the files it names (each object has its own signature)")
+    func manifestQueryIsNotReusedForItsFiles() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        let cli = try Storectl()
+        expectSuccess(
+            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", server.root.appendingPathComponent("pub").path))
+
+        // An S3 presigned URL signs the manifest alone: the same signature on a snapshot's path
+        // is refused (403 SignatureDoesNotMatch), even when the object is public.
+        let url = server.url("/pub/manifest.json?X-Amz-Expires=60&X-Amz-Signature=0f1e2d").absoluteString
+        expectSuccess(try await cli("--db", "client.sqlite", "sync", url, "--quiet"))
+        let paths = try await server.requests().map(\.path)
+        let files = paths.filter { $0.hasPrefix("/pub/snapshot-") }
+        #expect(!files.isEmpty, "\(paths)")
+        #expect(files.allSatisfy { !$0.contains("?") && !$0.contains("Signature") }, "\(paths)")
+    }
+}
