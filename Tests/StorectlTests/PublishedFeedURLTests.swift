@@ -23,4 +23,25 @@ struct PublishedFeedURLTests {
         #expect(!files.isEmpty, "\(paths)")
         #expect(files.allSatisfy { !$0.contains("?") && !$0.contains("Signature") }, "\(paths)")
     }
+
+    @Test("a published file gone from the server (retired by a publish meanwhile) fails as missing, whatever its 404 page's size")
+    func retiredFileIsMissingNotTooLarge() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        let cli = try Storectl()
+        let folder = server.root.appendingPathComponent("pub").path
+        expectSuccess(
+            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        // The tombstones' page (about 130 bytes) is smaller than the server's 404 page, which
+        // the file's cap (its size + 1) refused as "larger than the 130 bytes the manifest says".
+        let tombstones = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.contains("-deleted-") })
+        try FileManager.default.removeItem(atPath: folder + "/" + tombstones)
+
+        expectFailure(
+            try await cli("--db", "client.sqlite", "sync", server.url("/pub/manifest.json").absoluteString), status: 1,
+            mentioning: [tombstones, "missing (404)"])
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("client.sqlite")))
+    }
 }

@@ -97,6 +97,17 @@ struct HTTPTransportTests {
         #expect(failing.headers["retry-after"] == "7")
     }
 
+    @Test func errorStatusWithABodyPastTheLimitIsStillItsStatus() async throws {
+        // A published file's cap is its size plus one byte: a 404 page larger than a small file
+        // was "too large" (not retried, and said "larger than the manifest says"), not a 404.
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+
+        let missing = try await transport.send(HTTPRequest(url: server.url("/missing.json"), maximumBytes: 10))
+        #expect(missing.status == 404)
+        #expect(missing.body.count <= 10)
+    }
+
     @Test func truncatedBody() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }

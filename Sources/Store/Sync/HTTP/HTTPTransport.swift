@@ -8,7 +8,9 @@ public struct HTTPRequest: Sendable, Equatable {
     public var headers: [String: String]
     /// Longest wait for the response to start or for the next bytes of the body.
     public var timeout: Duration
-    /// The body is refused, while it is being read, once it exceeds this many bytes.
+    /// A success's (2xx) body is refused, while it is being read, once it exceeds this many
+    /// bytes. An error status's body is cut there instead, and the status returned: a 404 page
+    /// larger than the file asked for is still a 404.
     public var maximumBytes: Int
     /// Redirects followed at most; a redirect from https to http, or to any scheme other than
     /// http and https, is always refused.

@@ -12,8 +12,9 @@ extension HTTPTransport {
     ///   for the next bytes of the body (→ `HTTPError.timedOut`).
     /// - The whole exchange (redirects, headers and body) is bounded too, by ten times
     ///   `request.timeout`, so a body that keeps dribbling cannot hold the sync forever.
-    /// - `request.maximumBytes` caps the body as handed over (decoded, for a gzip body): up front
-    ///   by Content-Length when the body is not encoded, and always while reading.
+    /// - `request.maximumBytes` caps a success's body as handed over (decoded, for a gzip body):
+    ///   up front by Content-Length when the body is not encoded, and always while reading. An
+    ///   error status's body is cut at it and the status returned.
     /// - Redirects follow `request.maximumRedirects` and `RedirectRule`; Authorization and
     ///   Cookie are dropped on a redirect to another origin.
     public static let live: HTTPTransport = urlSession()
@@ -279,7 +280,10 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         // Up front only for an identity body: an encoded one's Content-Length is its encoded
         // size, larger than the decoded bytes for a small gzip file (nginx's gzip_static sends
         // one), and the decoded bytes are what the limit caps, as they arrive (a gzip bomb too).
-        if Self.isIdentityEncoded(http), http.expectedContentLength > Int64(request.maximumBytes) {
+        // Only a success's body is what the caller reads: an error status's body (an error page
+        // larger than a small published file's cap) is cut at the limit below, and the status
+        // answered, so a 404 reads as missing and a 503 is retried.
+        if Self.isSuccess(http), Self.isIdentityEncoded(http), http.expectedContentLength > Int64(request.maximumBytes) {
             fail(.tooLarge(url: http.url ?? approved, limit: request.maximumBytes))
             completionHandler(.cancel)
             return
@@ -288,10 +292,20 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        var errorStatus: HTTPResponse?
         let tooLarge = withState { state -> (URL, String?)? in
             guard !state.finished else { return nil }
             state.lastActivity = .now
             guard state.received + data.count <= request.maximumBytes else {
+                // An error status's body past the limit: the status is the answer (its body is
+                // never what the caller reads), not "too large", which hid a 404 or a 503 behind
+                // its error page whenever that page outgrew the file asked for.
+                if let response = state.response, !Self.isSuccess(response) {
+                    errorStatus = HTTPResponse(
+                        url: response.url ?? state.currentURL, status: response.statusCode,
+                        headers: Self.headers(of: response), body: state.body)
+                    return nil
+                }
                 return (state.response?.url ?? state.currentURL, nil)
             }
             state.received += data.count
@@ -305,6 +319,10 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                 state.body.append(data)
             }
             return nil
+        }
+        if let errorStatus {
+            finish(.success(errorStatus))
+            return
         }
         if let (url, writeFailure) = tooLarge {
             if let writeFailure {
@@ -400,10 +418,7 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
             fail(.truncated(url: url, expected: expected, received: snapshot.received), cancelTask: false)
             return
         }
-        var headers: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            headers[String(describing: name).lowercased()] = String(describing: value)
-        }
+        let headers = Self.headers(of: response)
         // A redirect URLSession did not offer to follow (FoundationNetworking does not offer one
         // to a scheme it cannot load, such as file:) is still a redirect the rules refuse.
         if [301, 302, 303, 307, 308].contains(response.statusCode), let location = headers["location"],
@@ -436,6 +451,20 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
     private static func isIdentityEncoded(_ response: HTTPURLResponse) -> Bool {
         guard let encoding = header("content-encoding", of: response) else { return true }
         return encoding.trimmingCharacters(in: .whitespaces).lowercased() == "identity"
+    }
+
+    /// Whether the status is a success (2xx), whose body the caller reads and the limit caps.
+    private static func isSuccess(_ response: HTTPURLResponse) -> Bool {
+        (200..<300).contains(response.statusCode)
+    }
+
+    /// The response's headers, names lowercased.
+    private static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers[String(describing: name).lowercased()] = String(describing: value)
+        }
+        return headers
     }
 
     /// A response header by case-insensitive name.
