@@ -24,6 +24,25 @@ struct PublishedFeedURLTests {
         #expect(files.allSatisfy { !$0.contains("?") && !$0.contains("Signature") }, "\(paths)")
     }
 
+    @Test("a manifest served at its folder's URL (nginx's `index manifest.json`) names files inside that folder")
+    func manifestAtAFolderURL() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        let cli = try Storectl()
+        let folder = server.root.appendingPathComponent("pub").path
+        expectSuccess(
+            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        // http.server answers a folder's URL with its index.html, as nginx does with `index`.
+        try FileManager.default.copyItem(atPath: folder + "/manifest.json", toPath: folder + "/index.html")
+
+        // The files are in /pub/, not in the parent of /pub/ (they were looked for at /).
+        expectSuccess(try await cli("--db", "client.sqlite", "sync", server.url("/pub/").absoluteString, "--quiet"))
+        let paths = try await server.requests().map(\.path)
+        #expect(paths.contains { $0.hasPrefix("/pub/snapshot-") }, "\(paths)")
+        #expect(!paths.contains { $0.hasPrefix("/snapshot-") }, "\(paths)")
+    }
+
     @Test("a published file gone from the server (retired by a publish meanwhile) fails as missing, whatever its 404 page's size")
     func retiredFileIsMissingNotTooLarge() async throws {
         let server = try await RecordingServer.start()
