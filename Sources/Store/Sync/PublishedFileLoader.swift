@@ -4,8 +4,13 @@ import Foundation
 /// folder) and checks each one's size and SHA-256 against the manifest before anything is
 /// applied. Any difference, a missing file or a wrong status fails the sync.
 struct PublishedFileLoader: Sendable {
+    /// The likely causes, each with its remedy: a folder uploaded manifest first, or a manifest
+    /// older than the files the publisher keeps (retired after `--grace-seconds`): a cache that
+    /// keeps manifest.json longer, or a publish during a sync that outlasted the grace period.
     static let missingReason =
-        "missing (404): the manifest names this file; if the folder is being copied to the server, upload the files before manifest.json"
+        "missing (404): the manifest names this file; if the folder is being copied to the server, upload the files before manifest.json; "
+        + "if this manifest is older than the publisher's grace period (a cache kept it: serve manifest.json with "
+        + "Cache-Control: no-cache), or a publish retired the file during this sync, sync again"
 
     let fetcher: HTTPFetcher
     let options: SyncOptions
