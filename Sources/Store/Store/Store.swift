@@ -268,8 +268,9 @@ public final class Store: Sendable {
             readOnly: false, create: true, busyTimeout: configuration.busyTimeout, vfsName: configuration.vfsName)
         let monitor = ChangeMonitor(pollInterval: configuration.observationPollInterval)
         var walFiles: WALFiles?
-        // Looked at before the writer's connection reads the file (that creates the -wal).
-        let hadWAL = path.map { access($0 + "-wal", F_OK) == 0 } ?? false
+        // Looked at before the writer's connection reads the file (that creates the -wal), where
+        // SQLite names it: beside the file a symbolic link to the store names.
+        let hadWAL = path.map { access(StoreFile.realFile($0) + "-wal", F_OK) == 0 } ?? false
         let writer = try DatabaseWriter(
             path: path ?? ":memory:", options: options,
             maximumBatchSize: configuration.maximumWritesPerTransaction,
