@@ -40,6 +40,20 @@ struct StoreFileTests {
         }
     }
 
+    /// SQLite names the -journal, -wal and -shm after the file a symbolic link names: a link
+    /// with a long name to a store with a short one was refused, though SQLite opens it.
+    @Test func aLongNamedLinkToAShortNamedStoreOpens() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("s.sqlite")
+            try await withStore(at: path) { try await $0.frameworks.insert(Fixtures.framework("a")) }
+            let link = directory.file(String(repeating: "l", count: 250))
+            try #require(symlink("s.sqlite", link) == 0)
+            let store = try await Store.open(at: link)
+            #expect(try await store.frameworks.count() == 1)
+            await store.close()
+        }
+    }
+
     @Test func aNewStoreCarriesTheApplicationIDAndAForeignOneIsRefusedUnchanged() async throws {
         try await withTemporaryDirectory { directory throws in
             try await withStore(at: directory.databasePath) { store throws in

@@ -26,16 +26,22 @@ enum StoreFile {
     /// "unable to open database file (File name too long)" once the store's file was created,
     /// and a failed command could not remove it either (its removal needs the journal too): a
     /// 0-byte file was left.
+    ///
+    /// The name looked at is the one SQLite names them after: that of the file a symbolic link
+    /// to the store names (`realFile`). A link with a long name to a store with a short one
+    /// was refused, though SQLite opens it.
     static func checkCompanionNamesFit(_ path: String) throws {
-        let name = PathName.lastComponent(of: path)
-        let limit = pathconf(PathName.folder(of: path), Int32(_PC_NAME_MAX))
+        let real = realFile(path)
+        let name = PathName.lastComponent(of: real)
+        let limit = pathconf(PathName.folder(of: real), Int32(_PC_NAME_MAX))
         let maximum = limit > 0 ? limit : 255
         let longest = "-journal".utf8.count
         guard name.utf8.count + longest > maximum else { return }
+        let whose = real == path ? "its name" : "the name of the file it names, \(real),"
         throw StoreError.cannotOpen(
             path: path,
             reason:
-                "its name is \(name.utf8.count) bytes long: SQLite makes \(name)-journal, -wal and -shm beside it, and a name on this file system has at most \(maximum) bytes, so a store's at most \(maximum - longest)"
+                "\(whose) is \(name.utf8.count) bytes long: SQLite makes \(name)-journal, -wal and -shm beside it, and a name on this file system has at most \(maximum) bytes, so a store's at most \(maximum - longest)"
         )
     }
 
