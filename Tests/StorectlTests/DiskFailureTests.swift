@@ -235,6 +235,30 @@ struct DiskFailureTests {
         #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
     }
 
+    /// The store itself is no link, its folder is reached through one (as macOS's /var and
+    /// /tmp are): the error names the folder as the path spells it, not the resolved one.
+    @Test(
+        "a store in an unwritable folder reached through a linked folder: the error names the folder as given",
+        .enabled(if: !Denial.available.isEmpty, "no way to make a folder read-only for this user here"),
+        arguments: Denial.available)
+    func storeInUnwritableFolderThroughALinkedFolder(_ denial: Denial) async throws {
+        let (storectl, folder, _, _) = try await filledStoreInItsFolder()
+        let alias = storectl.directory.file("alias")
+        try #require(symlink(folder, alias) == 0)
+        let db = alias + "/store.sqlite"
+        _ = setMode(storectl.directory.path, 0o755)
+        denial.prepare([folder, folder + "/store.sqlite"])
+        try await denial.deny(folder)
+        do {
+            let result = try await denial.run(storectl, ["--db", db, "frameworks", "list", "--json"])
+            expectFailure(result, status: 1, mentioning: ["its folder \(alias) is not writable"])
+        } catch {
+            await denial.allow(folder)
+            throw error
+        }
+        await denial.allow(folder)
+    }
+
     /// SQLite puts the -wal and -shm beside the file a symbolic link names, after that file's
     /// name; the check looked beside the link. A link in a writable folder to a store in a
     /// read-only one passed, and SQLite failed with "unable to open database file"; a link in a

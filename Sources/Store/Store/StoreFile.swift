@@ -73,7 +73,10 @@ enum StoreFile {
         let isLink = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
         let place =
             !isLink
-            ? (code == EROFS ? "it is on a read-only file system" : "its folder \(folder) is not writable")
+            // Its folder as the path spells it: resolved, a relative path's `.` or a linked
+            // folder (macOS's /var, /tmp) was named as a path the user never typed.
+            ? (code == EROFS
+                ? "it is on a read-only file system" : "its folder \(PathName.folder(of: path)) is not writable")
             : (code == EROFS
                 ? "the file it names, \(real), is on a read-only file system"
                 : "the folder of the file it names, \(folder), is not writable")
