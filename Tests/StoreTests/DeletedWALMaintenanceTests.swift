@@ -106,6 +106,27 @@ struct DeletedWALMaintenanceTests {
         }
     }
 
+    /// SQLite resolves every link in the path, a linked folder too (macOS's /tmp and /var):
+    /// the -wal beside the path as given is the same file, and the error names it so, not by
+    /// the resolved path (/private/var/...) the user never typed.
+    @Test("a store in a linked folder: a deleted -wal is named as the path spells it")
+    func deletedInALinkedFolderNamedAsGiven() async throws {
+        try await withTemporaryDirectory { directory in
+            let real = try directory.makeDirectory("real")
+            let alias = directory.file("alias")
+            #expect(symlink(real, alias) == 0)
+            let path = alias + "/s.sqlite"
+            let store = try await Store.open(at: path)
+            try await store.frameworks.insert(Fixtures.framework("a-1"))
+            #expect(unlink(path + "-wal") == 0)
+            try await Task.sleep(for: WALFiles.writeCheckInterval + .milliseconds(50))
+            await #expect(throws: StoreError.storeMoved(path: path + "-wal")) {
+                try await store.frameworks.insert(Fixtures.framework("a-2"))
+            }
+            await store.close()
+        }
+    }
+
     /// The database as another process reads it: the SHA-256 of its SQL dump, its change log's
     /// length, and its integrity check.
     static func contents(of path: String) async throws -> String {

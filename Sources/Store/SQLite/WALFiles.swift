@@ -51,8 +51,17 @@ final class WALFiles: Sendable {
     /// by the path it was opened by: the file that path names is the store. But the old `-wal`
     /// and `-shm` are orphans only once the file SQLite named them after is replaced: with the
     /// link alone replaced, they still belong to the file it named, which may be open elsewhere.
+    ///
+    /// Where SQLite's name is only another spelling of the same place (a relative path made
+    /// absolute, a linked folder resolved: macOS's /tmp and /var), the `-wal` beside
+    /// `databasePath` is SQLite's, and the files keep the path's spelling: errors and warnings
+    /// named a path the user never typed (/private/var/...).
     init(databasePath: String, sqlitePath: String? = nil) {
-        let walBase = sqlitePath.flatMap { $0.isEmpty ? nil : $0 } ?? databasePath
+        var walBase = databasePath
+        if let sqlitePath, !sqlitePath.isEmpty, sqlitePath != databasePath {
+            let beside = FileIdentity(of: databasePath + "-wal")
+            if beside == nil || beside != FileIdentity(of: sqlitePath + "-wal") { walBase = sqlitePath }
+        }
         files = [databasePath, walBase + "-wal", walBase + "-shm"].map { ($0, FileIdentity(of: $0)) }
         walOwner = walBase == databasePath ? files[0] : (walBase, FileIdentity(of: walBase))
     }
