@@ -40,6 +40,30 @@ struct StoreFileTests {
         }
     }
 
+    /// A store that exists needs only its -wal and -shm beside it: renamed to a name of 250
+    /// bytes (room for `-wal`, not for `-journal`) it was refused, though SQLite opens it.
+    @Test func anExistingStoreWithALongNameOpens() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.file("s.sqlite")
+            try await withStore(at: path) { try await $0.frameworks.insert(Fixtures.framework("a")) }
+            let long = directory.file(String(repeating: "s", count: 250))
+            try FileManager.default.moveItem(atPath: path, toPath: long)
+            try await withStore(at: long) { store in
+                try await store.frameworks.insert(Fixtures.framework("b"))
+                #expect(try await store.frameworks.count() == 2)
+            }
+            // 252 bytes leave no room for -wal: refused, naming the -wal.
+            let longer = directory.file(String(repeating: "s", count: 252))
+            try FileManager.default.moveItem(atPath: long, toPath: longer)
+            await #expect(throws: StoreError.self) { try await Store.open(at: longer) }
+            do {
+                _ = try await Store.open(at: longer)
+            } catch {
+                #expect("\(error)".contains("-wal and -shm") && "\(error)".contains("at most 251"), "\(error)")
+            }
+        }
+    }
+
     /// SQLite names the -journal, -wal and -shm after the file a symbolic link names: a link
     /// with a long name to a store with a short one was refused, though SQLite opens it.
     @Test func aLongNamedLinkToAShortNamedStoreOpens() async throws {

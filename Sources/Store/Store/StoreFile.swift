@@ -30,18 +30,24 @@ enum StoreFile {
     /// The name looked at is the one SQLite names them after: that of the file a symbolic link
     /// to the store names (`realFile`). A link with a long name to a store with a short one
     /// was refused, though SQLite opens it.
+    ///
+    /// A store that exists already (renamed to a long name, say) needs only its -wal and -shm (4
+    /// bytes more): it is in WAL mode, and only a store being created goes through a -journal
+    /// (its first transaction, before WAL mode is set) or a failed command's removal of it.
     static func checkCompanionNamesFit(_ path: String) throws {
         let real = realFile(path)
         let name = PathName.lastComponent(of: real)
         let limit = pathconf(PathName.folder(of: real), Int32(_PC_NAME_MAX))
         let maximum = limit > 0 ? limit : 255
-        let longest = "-journal".utf8.count
+        let exists = access(real, F_OK) == 0
+        let longest = (exists ? "-wal" : "-journal").utf8.count
         guard name.utf8.count + longest > maximum else { return }
         let whose = real == path ? "its name" : "the name of the file it names, \(real),"
+        let companions = exists ? "\(name)-wal and -shm" : "\(name)-journal, -wal and -shm"
         throw StoreError.cannotOpen(
             path: path,
             reason:
-                "\(whose) is \(name.utf8.count) bytes long: SQLite makes \(name)-journal, -wal and -shm beside it, and a name on this file system has at most \(maximum) bytes, so a store's at most \(maximum - longest)"
+                "\(whose) is \(name.utf8.count) bytes long: SQLite makes \(companions) beside it, and a name on this file system has at most \(maximum) bytes, so a store's at most \(maximum - longest)"
         )
     }
 
