@@ -41,11 +41,7 @@ final class OpenDatabaseFiles: Sendable {
         }
 
         private static func realPath(_ path: String) -> String {
-            if let real = PathName.resolved(path) { return real }
-            let name = PathName.lastComponent(of: path)
-            if name != "..", name != ".", let folder = PathName.resolved(PathName.folder(of: path)) {
-                return folder == "/" ? "/" + name : folder + "/" + name
-            }
+            if let real = PathName.resolved(path) ?? PathName.resolvedFolder(of: path) { return real }
             // No such folder: nothing can be opened there; compared as text.
             return URL(fileURLWithPath: path).standardizedFileURL.path
         }

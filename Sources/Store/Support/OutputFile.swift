@@ -355,16 +355,10 @@ package enum OutputFile {
         if stat(a, &first) == 0, stat(b, &second) == 0 {
             return first.st_dev == second.st_dev && first.st_ino == second.st_ino
         }
-        guard let resolvedA = resolved(a), let resolvedB = resolved(b) else { return false }
+        guard let resolvedA = PathName.resolvedFolder(of: a), let resolvedB = PathName.resolvedFolder(of: b) else {
+            return false
+        }
         return resolvedA == resolvedB
-    }
-
-    /// The absolute path with its folder's symbolic links, `.` and `..` resolved (the file
-    /// itself need not exist); nil if the folder does not exist.
-    private static func resolved(_ path: String) -> String? {
-        guard let real = realpath(PathName.folder(of: path), nil) else { return nil }
-        defer { free(real) }
-        return String(cString: real) + "/" + PathName.lastComponent(of: path)
     }
 }
 

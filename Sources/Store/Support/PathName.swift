@@ -30,6 +30,16 @@ package enum PathName {
         return String(cString: real)
     }
 
+    /// The absolute path of what `path` names, its folder resolved by the system (symbolic links,
+    /// `.` and `..`) and its last component as given, so the file itself need not exist (nor is
+    /// a link there followed); nil if the folder does not exist, or if the last component is
+    /// `.` or `..` (it names no file in that folder).
+    package static func resolvedFolder(of path: String) -> String? {
+        let name = lastComponent(of: path)
+        guard name != ".", name != "..", let folder = resolved(folder(of: path)) else { return nil }
+        return folder == "/" ? "/" + name : folder + "/" + name
+    }
+
     /// `path` without its trailing slashes, except a lone `/`.
     private static func withoutTrailingSlashes<S: StringProtocol>(_ path: S) -> Substring {
         var trimmed = Substring(path)
