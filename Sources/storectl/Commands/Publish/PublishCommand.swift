@@ -56,6 +56,11 @@ struct PublishCommand: AsyncParsableCommand {
             Output.printError("publish into \(folder) interrupted; the folder keeps its previous manifest")
             throw CancellationError()
         }
+        for stale in Self.stalePrecompressedManifests(in: url) {
+            Output.printError(
+                "warning: \(stale) is older than manifest.json: a server that serves precompressed files (nginx gzip_static, many CDNs) sends it instead to clients that accept its encoding, and they stay at the head it names; compress the manifest again after each publish, or remove that file"
+            )
+        }
         if json {
             var members: [String: JSONValue] = [
                 "outcome": .string(report.outcome.rawValue), "generation": .string(report.generation),
@@ -78,6 +83,24 @@ struct PublishCommand: AsyncParsableCommand {
             Output.print(
                 "\(folder): published \(report.head) as a snapshot (\(report.reason ?? "")), \(Self.count(report.filesWritten.count, "file")) written"
             )
+        }
+    }
+
+    /// Precompressed copies of the manifest (`manifest.json.gz`, `.br`, `.zst`) older than it, by
+    /// path. The publisher writes none and never deletes a file it did not write; such a copy,
+    /// made once by an operator, is what nginx's `gzip_static` serves in the manifest's place,
+    /// however old: clients read "up to date" at its head for good (FeedFormat.md, "Serving a
+    /// published folder").
+    static func stalePrecompressedManifests(in folder: URL) -> [String] {
+        let manifest = folder.appendingPathComponent("manifest.json").path
+        let modified = { (path: String) in
+            (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        }
+        guard let written = modified(manifest) else { return [] }
+        return ["gz", "br", "zst"].compactMap { suffix in
+            let copy = manifest + "." + suffix
+            guard let copied = modified(copy), copied < written else { return nil }
+            return copy
         }
     }
 
