@@ -11,20 +11,32 @@ public struct PublishOptions: Sendable {
     /// MB images (in the default cache budget, 512 MiB) made one 533 MB page, which no client
     /// with the default cap could sync, and its publish peaked at 1.6 GB.
     public var snapshotPageBytes = 32 << 20
+    /// The most bytes of a change segment. A publish whose new segment (or a merge of two)
+    /// would be larger does not list it: it writes a snapshot at the head instead, paged by
+    /// `snapshotPageBytes`, and drops the older segments with it (clients whose cursor is older
+    /// read the snapshot); two segments are not merged past it. 32 MiB by default, as a
+    /// snapshot page: a segment is fetched whole, and twenty 20 MB images added in one publish
+    /// made a 533 MB segment that no client with the default cap on a file
+    /// (`SyncOptions.maximumBytes`, 256 MiB) could sync, though the snapshot beside it could.
+    /// (A single record larger than it makes each publish that changes it write a snapshot.)
+    public var segmentBytes = 32 << 20
     /// How long a file stays in the folder after the last manifest that named it was replaced:
     /// a client that read that manifest may still be fetching it.
     public var gracePeriod: TimeInterval = 3600
     /// When segments are merged and folded into a new snapshot.
     public var compaction = CompactionPolicy()
 
-    /// The defaults: 10,000 records (or 32 MiB) per page, an hour's grace, the default compaction.
+    /// The defaults: 10,000 records (or 32 MiB) per page, 32 MiB per segment, an hour's grace,
+    /// the default compaction.
     public init() {}
 }
 
 /// A log-structured merge of change segments, so the folder and a client's request count stay
 /// bounded however often one publishes:
 /// - after each publish, the newest segment is merged with the one before it while it covers
-///   at least as many publishes (a binary counter: n publishes leave about log2(n) segments);
+///   at least as many publishes (a binary counter: n publishes leave about log2(n) segments)
+///   and the merge stays within `PublishOptions.segmentBytes`;
+/// - a segment larger than `PublishOptions.segmentBytes` is dropped with every older one;
 /// - the oldest segments are dropped while there are more than `maximumSegments`, or while they
 ///   hold more bytes than the snapshot (a client whose cursor is older reads the snapshot);
 /// - a new snapshot is written, at the head, when the segments after the snapshot hold more than

@@ -117,10 +117,26 @@ struct Publisher {
             guard newer.to - newer.from >= older.to - older.from else { break }
             var merged = try content(of: older, written: written)
             merged.merge(try content(of: newer, written: written))
+            var mergedFile: [String: Data] = [:]
+            let combined = store(merged, generation: previous.generation, from: older.from, to: newer.to, into: &mergedFile)
+            // Not merged past the bound: the two stay as they are (each within it, or dropped below).
+            guard combined.file.size <= options.segmentBytes else { break }
             written[older.file.name] = nil
             written[newer.file.name] = nil
+            written.merge(mergedFile) { $1 }
             segments.removeLast(2)
-            segments.append(store(merged, generation: previous.generation, from: older.from, to: newer.to, into: &written))
+            segments.append(combined)
+        }
+        // A segment over the bound is never listed: a client fetches a segment whole, and one
+        // larger than its cap on a file (256 MiB by default) refused the manifest (twenty 20 MB
+        // images added in one publish made a 533 MB segment). It goes with every older one
+        // ("segments" must be consecutive, the last ending at `head`): clients whose cursor is
+        // older read the snapshot, written at `head` below when the rest no longer reach it.
+        var oversized: PublishedManifest.Segment?
+        if let index = segments.lastIndex(where: { $0.file.size > options.segmentBytes }) {
+            oversized = segments[index]
+            for dropped in segments[...index] { written[dropped.file.name] = nil }
+            segments.removeFirst(index + 1)
         }
 
         var manifest = previous
@@ -162,7 +178,14 @@ struct Publisher {
                     reason: "the snapshot's tombstones (\(tombstoneBytes) bytes) outgrew its records")
             }
             outcome = .snapshot
-            reason = reaches ? "the segments outgrew the snapshot" : "the oldest retained segment no longer reaches the snapshot"
+            if let oversized, !reaches {
+                reason =
+                    "the segment \(oversized.from)-\(oversized.to) (\(oversized.file.size) bytes) is larger than the bound "
+                    + "of \(options.segmentBytes) bytes per segment"
+            } else {
+                reason =
+                    reaches ? "the segments outgrew the snapshot" : "the oldest retained segment no longer reaches the snapshot"
+            }
             dropOldSegments(&manifest, snapshotBytes: manifest.snapshotFiles.reduce(0) { $0 + $1.size })
         }
         _ = policy

@@ -51,6 +51,12 @@ extension Store {
                 fullSyncReason =
                     "an older manifest was served since the last sync, so the sequence numbers after the cursor "
                     + "(\(cursor.sequence)) may name other changes (a folder restored from a backup)"
+            } else if cursor.sequence < oldestBase, manifest.segments.isEmpty {
+                // A publish whose segment was over the publisher's bound lists none (FeedFormat,
+                // "Publishing"): said as it is, not as a segment from `head + 1`.
+                fullSyncReason =
+                    "the store's cursor (\(cursor.sequence)) is older than the snapshot (at \(manifest.snapshotSequence)), "
+                    + "and the manifest lists no segment"
             } else if cursor.sequence < oldestBase {
                 fullSyncReason =
                     "the store's cursor (\(cursor.sequence)) is older than the oldest retained segment (from \(oldestBase + 1))"
