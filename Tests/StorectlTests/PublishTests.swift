@@ -76,6 +76,53 @@ struct PublishTests {
         #expect((Self.json(synced)["images"] as? [String: Any])?["stored"] as? Int == 3, "\(synced.stdout)")
     }
 
+    /// A segment is fetched whole: one larger than a client's cap on a file (`--max-bytes`)
+    /// refused the manifest, for a client with a cursor and one without alike (twenty 20 MB
+    /// images added in one publish made a 533 MB segment). A publish whose segment would be over
+    /// `--segment-bytes` writes a snapshot at the head instead. Here 64 KiB, records of 40 KB.
+    @Test("a publish whose segment is over --segment-bytes writes a snapshot; clients under a smaller cap sync")
+    func oversizedSegmentBecomesASnapshot() async throws {
+        let cli = try Storectl()
+        try await Self.source(cli, frameworks: 3)
+        let folder = cli.directory.path + "/published"
+        let publish = ["--db", "src.sqlite", "publish", folder, "--page-size", "1", "--segment-bytes", "64KiB", "--json"]
+        #expect(try await cli.run(publish).status == 0)
+        let sync = ["sync", folder, "--policy", "prefer-remote", "--max-bytes", "100KiB", "--json"]
+        let first = try await cli.run(["--db", "behind.sqlite"] + sync)
+        #expect(first.status == 0, "\(first)")
+
+        for id in ["large-1", "large-2", "large-3"] {
+            let added = try await cli.run([
+                "--db", "src.sqlite", "frameworks", "add", "--id", id, "--name", id, "--image-name", id,
+                "--url", "https://example.com/\(id)", "--description", String(repeating: "\(id) ", count: 5_000),
+            ])
+            #expect(added.status == 0, "\(added)")
+        }
+        let republished = try await cli.run(publish)
+        #expect(Self.json(republished)["outcome"] as? String == "snapshot", "\(republished)")
+        #expect(
+            (Self.json(republished)["reason"] as? String)?.contains("larger than the bound of 65536 bytes per segment") == true,
+            "\(republished)")
+        let manifest = try Self.manifest(folder)
+        let segments = manifest["segments"] as? [[String: Any]] ?? []
+        #expect(segments.allSatisfy { ($0["size"] as? Int ?? .max) <= 64 << 10 }, "\(segments)")
+        #expect((manifest["snapshot"] as? [String: Any])?["sequence"] as? Int == manifest["head"] as? Int)
+
+        let caughtUp = try await cli.run(["--db", "behind.sqlite"] + sync)
+        #expect(caughtUp.status == 0, "\(caughtUp)")
+        #expect(
+            ((Self.json(caughtUp)["published"] as? [String: Any])?["fullSyncReason"] as? String)?.contains(
+                "lists no segment") == true, "\(caughtUp)")
+        let fresh = try await cli.run(["--db", "fresh.sqlite"] + sync)
+        #expect(fresh.status == 0, "\(fresh)")
+        let expected = try await Self.export(cli, "src.sqlite")
+        #expect(try await Self.export(cli, "behind.sqlite") == expected)
+        #expect(try await Self.export(cli, "fresh.sqlite") == expected)
+
+        let refused = try await cli.run(["--db", "src.sqlite", "publish", folder, "--segment-bytes", "0"])
+        #expect(refused.status != 0 && refused.stderr.contains("--segment-bytes: must be at least 1 byte"), "\(refused)")
+    }
+
     @Test("publish, sync over HTTP, change three records, re-publish: the second sync fetches the manifest and one segment")
     func incrementalSyncOverHTTP() async throws {
         try await Self.incrementalSync(frameworks: 3000, pageSize: 1000)

@@ -28,12 +28,19 @@ struct PublishCommand: AsyncParsableCommand {
         name: .customLong("page-size"), parsing: .unconditional,
         help: "Records per snapshot page (a page also ends at about 32 MiB).") var pageSize: Int =
             10_000
+    @Option(
+        name: .customLong("segment-bytes"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The most bytes of a change segment: bytes, or with KiB, MiB or GiB (default: 32MiB); a publish whose segment would be larger writes a snapshot instead.",
+            valueName: "size"))
+    var segmentBytes: ByteSize?
     @Flag(help: "Print the report as JSON.") var json = false
 
     func validate() throws {
         if folder.isEmpty { throw ValidationError("DIR: the path is empty") }
         if graceSeconds < 0 { throw ValidationError("--grace-seconds: must not be negative") }
         if pageSize < 1 { throw ValidationError("--page-size: must be at least 1") }
+        if let segmentBytes, segmentBytes.bytes < 1 { throw ValidationError("--segment-bytes: must be at least 1 byte") }
     }
 
     func run() async throws {
@@ -46,6 +53,7 @@ struct PublishCommand: AsyncParsableCommand {
         var options = PublishOptions()
         options.gracePeriod = TimeInterval(graceSeconds)
         options.snapshotPageSize = pageSize
+        if let segmentBytes { options.segmentBytes = segmentBytes.bytes }
         let url = URL(fileURLWithPath: folder)
         let report: PublishReport
         do {
