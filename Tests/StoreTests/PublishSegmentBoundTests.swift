@@ -133,4 +133,46 @@ struct PublishSegmentBoundTests {
             await fresh.close()
         }
     }
+
+    /// A folder published without the bound (by an earlier version, or with a larger
+    /// `segmentBytes` than a client's cap) may list a segment over the client's cap that ends
+    /// at the snapshot. A full sync reads the snapshot and the segments after it, never that
+    /// one: refusing the whole manifest over it refused a sync that did not need it. A client
+    /// whose cursor needs it is still refused, by name.
+    @Test("a segment over the client's cap that its sync does not read does not refuse the manifest; one it reads does")
+    func onlyTheFilesReadAreCapped() async throws {
+        try await withTemporaryStore { source, directory in
+            let folder = directory.url.appendingPathComponent("published", isDirectory: true)
+            var unbounded = Self.options
+            unbounded.segmentBytes = .max
+            try await source.frameworks.insert(["a", "b"].map { Fixtures.framework($0) })
+            _ = try await source.publish(to: folder, options: unbounded)
+            let behind = try await Store.open(at: directory.file("behind.sqlite"))
+            _ = try await Self.sync(behind, folder, maximumBytes: 100 << 10)
+            try await source.frameworks.insert(["x", "y", "z"].map { Self.large($0, bytes: 40_000) })
+            _ = try await source.publish(to: folder, options: unbounded)
+            // A snapshot at the head, the 120 KB segment kept before it (merged with the new one).
+            try await source.frameworks.update(Fixtures.framework("a", name: "A 2"))
+            unbounded.compaction.snapshotRefreshRatio = 0
+            _ = try await source.publish(to: folder, options: unbounded)
+            let manifest = try Self.manifest(folder)
+            #expect(manifest.snapshotSequence == manifest.head, "\(manifest)")
+            #expect(manifest.segments.count == 1 && manifest.segments[0].file.size > 100 << 10, "\(manifest.segments)")
+
+            let fresh = try await Store.open(at: directory.file("fresh.sqlite"))
+            let full = try await Self.sync(fresh, folder, maximumBytes: 100 << 10)
+            #expect(full.published?.fullSyncReason == "no cursor for this source yet")
+            #expect(try await fresh.exportFeed() == source.exportFeed())
+            await fresh.close()
+
+            let error = await #expect(throws: ManifestError.self) {
+                _ = try await Self.sync(behind, folder, maximumBytes: 100 << 10)
+            }
+            #expect(error?.path == "segments[0].size", "\(String(describing: error))")
+            #expect(
+                error?.message.hasSuffix("is larger than the limit of 102400 bytes per file") == true,
+                "\(String(describing: error))")
+            await behind.close()
+        }
+    }
 }

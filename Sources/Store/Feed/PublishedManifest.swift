@@ -4,7 +4,7 @@ import Foundation
 /// published folder. It names a generation, the head sequence number, the snapshot's files and
 /// the change segments after the snapshot, each with its size and SHA-256.
 ///
-/// `parse(_:source:maximumFileBytes:)` is strict: a manifest is read from any server, so every
+/// `parse(_:source:)` is strict: a manifest is read from any server, so every
 /// file name must be a plain name inside the manifest's own folder (no `/`, no `..`, no URL),
 /// sizes are bounded, digests are 64 lowercase hex digits, and the segments must reach back to
 /// the snapshot and follow each other without gap or overlap. Each problem names the file and the field.
@@ -111,7 +111,7 @@ struct PublishedManifest: Sendable, Equatable {
     static let maximumSequence = 1 << 53
     static let maximumFiles = 100_000
 
-    static func parse(_ data: Data, source: String, maximumFileBytes: Int = Int.max) throws -> PublishedManifest {
+    static func parse(_ data: Data, source: String) throws -> PublishedManifest {
         func fail(_ path: String, _ message: String) -> ManifestError {
             ManifestError(source: source, path: path, message: message)
         }
@@ -157,14 +157,7 @@ struct PublishedManifest: Sendable, Equatable {
             let name = try string(value["name"], path + ".name")
             if let reason = refusal(ofName: name) { throw fail(path + ".name", "'\(name)' \(reason)") }
             let size = try integer(value["size"], path + ".size", maximum: maximumSequence)
-            // The sync's own limit, not the manifest's fault: said as the other size limits say it
-            // (it read "is out of range 0...2048", as if the manifest were broken).
-            if size > maximumFileBytes {
-                throw fail(
-                    path + ".size",
-                    "\(size) bytes is larger than the limit of \(maximumFileBytes) byte\(maximumFileBytes == 1 ? "" : "s") per file"
-                )
-            }
+            // The sync's cap on a file is checked by the sync, for the files it reads.
             let digest = try string(value["sha256"], path + ".sha256")
             guard digest.utf8.count == 64, digest.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
             else {

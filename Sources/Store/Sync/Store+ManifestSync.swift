@@ -10,8 +10,8 @@ extension Store {
         options: SyncOptions, startedAt: Date
     ) async throws -> SyncReport {
         let key = source.key
-        let manifest = try PublishedManifest.parse(
-            try Data(contentsOf: page.file), source: page.name, maximumFileBytes: options.maximumBytes)
+        // The cap on a file holds for the files this sync reads (below), not for every one named.
+        let manifest = try PublishedManifest.parse(try Data(contentsOf: page.file), source: page.name)
         let (cursor, suspect) = try await read { db in
             let state = SyncStateTable(db: db)
             return (try state.cursor(for: key), try state.cursorIsSuspect(for: key))
@@ -67,6 +67,22 @@ extension Store {
         let start = fullSyncReason == nil ? cursor!.sequence : manifest.snapshotSequence
         var files = fullSyncReason == nil ? [] : manifest.snapshotFiles.map { ($0, PublishedManifest.Segment?.none) }
         files += manifest.segments.filter { $0.to > start }.map { ($0.file, $0) }
+        // Only the files this sync reads must be within its cap (each is fetched whole): a
+        // segment ending at the cursor or at the snapshot is never fetched, and refusing the
+        // manifest over one (a folder published before segments were bounded, or with a larger
+        // bound than this client's cap) refused a full sync that only needed the snapshot.
+        for (file, segment) in files where file.size > options.maximumBytes {
+            let path =
+                segment.flatMap { segment in manifest.segments.firstIndex { $0.from == segment.from } }
+                .map { "segments[\($0)].size" }
+                ?? "snapshot.files[\(manifest.snapshotFiles.firstIndex { $0.name == file.name } ?? 0)].size"
+            // The sync's own limit, not the manifest's fault: said as the other size limits say
+            // it (it read "is out of range 0...2048", as if the manifest were broken).
+            let limit = options.maximumBytes
+            throw ManifestError(
+                source: page.name, path: path,
+                message: "\(file.size) bytes is larger than the limit of \(limit) byte\(limit == 1 ? "" : "s") per file")
+        }
         var details = PublishedSyncDetails(
             generation: manifest.generation,
             fromSequence: cursor?.generation == manifest.generation ? cursor?.sequence : nil,
