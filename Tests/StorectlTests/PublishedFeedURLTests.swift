@@ -63,4 +63,46 @@ struct PublishedFeedURLTests {
             mentioning: [tombstones, "missing (404)", "a publish retired the file during this sync, sync again"])
         #expect(!FileManager.default.fileExists(atPath: cli.directory.file("client.sqlite")))
     }
+
+    @Test("a presigned manifest URL, signed again for each sync, is one source; its signature is in no output and no history")
+    func signedURLIsOneSourceWithoutItsSignature() async throws {
+        let server = try await RecordingServer.start()
+        defer { server.stop() }
+        let cli = try Storectl()
+        let folder = server.root.appendingPathComponent("pub").path
+        expectSuccess(
+            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let signed = { (signature: String) in
+            server.url("/pub/manifest.json?X-Amz-Date=2026&X-Amz-Signature=\(signature)").absoluteString
+        }
+
+        let snapshots = { try await server.requests().filter { $0.path.hasPrefix("/pub/snapshot-") }.count }
+        let first = expectSuccess(try await cli("--db", "client.sqlite", "sync", signed("aaa111")))
+        let snapshotsRead = try await snapshots()
+        expectSuccess(
+            try await cli("--db", "src.sqlite", "events", "add", "--id", "e2", "--title", "T", "--date", "2026-01-02"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let second = expectSuccess(try await cli("--db", "client.sqlite", "sync", signed("bbb222")))
+        // The second signing continues from the first's cursor: no snapshot read again.
+        #expect(!second.stdout.contains("no cursor for this source yet"), "\(second)")
+        #expect(try await snapshots() == snapshotsRead)
+        // A failing sync (the object is gone) names the URL without its signature too.
+        let failed = try await cli(
+            "--db", "client.sqlite", "sync", server.url("/gone/manifest.json?X-Amz-Signature=ccc333").absoluteString)
+        expectFailure(failed, status: 1, mentioning: ["/gone/manifest.json", "404"])
+
+        let database = cli.directory.file("client.sqlite")
+        let key = server.url("/pub/manifest.json").absoluteString
+        #expect(try await sqlite3(database, "SELECT source FROM sync_sources") == key)
+        let history = try await sqlite3(database, "SELECT source, report, error FROM sync_history")
+        #expect(history.contains(key) && history.contains("404"), "\(history)")
+        let sources = expectSuccess(try await cli("--db", "client.sqlite", "sources", "list"))
+        let shown = expectSuccess(try await cli("--db", "client.sqlite", "history"))
+        for (signature, result) in [("aaa111", first), ("bbb222", second), ("ccc333", failed)] {
+            #expect(!result.stdout.contains(signature) && !result.stderr.contains(signature), "\(result)")
+            #expect(!history.contains(signature), "\(history)")
+            #expect(!sources.stdout.contains(signature) && !shown.stdout.contains(signature), "\(shown)")
+        }
+    }
 }

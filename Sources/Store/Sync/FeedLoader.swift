@@ -70,8 +70,8 @@ struct FeedLoader: Sendable {
                     response = try await fetchPage(pageURL, source: source, conditional: nil, into: file)
                 }
                 guard (200...299).contains(response.status) else { throw HTTPError.status(url: pageURL, code: response.status) }
-                // A page URL with credentials is not remembered (they are never stored): without
-                // it, the next sync fetches every page.
+                // A page URL with credentials (a user name, a signature) is not remembered (they
+                // are never stored): without it, the next sync fetches every page.
                 let name = pageURL.redacted
                 let remembered = number == 1 ? source.key : name == pageURL.absoluteString ? name : nil
                 page = FetchedFeed.Page(

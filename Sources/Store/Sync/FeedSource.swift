@@ -36,7 +36,12 @@ public enum FeedSource: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The key sync state is kept under: the absolute path or the URL without credentials.
+    /// The key sync state is kept under: the absolute path, or the URL without credentials: no
+    /// user name or password, and none of the query parameters that sign an object store's URL
+    /// (S3's `X-Amz-Signature`, `X-Amz-Date`, ..., GCS's `X-Goog-...`, Azure's SAS `sig`, `se`,
+    /// ..., CloudFront's `Signature`, `Policy`, ...; every other parameter is kept, in order).
+    /// Each new signing of a presigned URL is then the same source, synced incrementally, and
+    /// the signature is never stored or shown. The description is the key too.
     public var key: String {
         switch self {
         case .file(let url): url.path

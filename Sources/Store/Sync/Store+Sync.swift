@@ -92,10 +92,13 @@ extension Store {
         // Only syncs that would make the very same requests share a fetch: same source, validators,
         // token and limits (a sync without the token must not receive a feed fetched with it). The
         // token by its SHA-256: a 64-bit record hash of two tokens can be made to collide, and
-        // one sync would then receive a feed fetched with another's token.
+        // one sync would then receive a feed fetched with another's token. The whole URL too
+        // (by its SHA-256, it may hold a signature): two signings of one URL share a key, and
+        // one may have expired.
         let coalescingKey =
             ([
-                key, options.bearerToken.map { "token " + SHA256.hexDigest(of: Array($0.utf8)) } ?? "no token",
+                key, "url " + SHA256.hexDigest(of: Array(source.url.absoluteString.utf8)),
+                options.bearerToken.map { "token " + SHA256.hexDigest(of: Array($0.utf8)) } ?? "no token",
                 String(options.maximumBytes),
                 String(options.maximumPages),
                 String(describing: options.timeout),
