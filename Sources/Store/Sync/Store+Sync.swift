@@ -68,10 +68,21 @@ extension Store {
     /// records themselves and the history stay. The next sync from it is a first sync: every
     /// page fetched, and, three-way, no record as last received to tell which side changed.
     /// Returns false if the store had none.
+    ///
+    /// A signed URL also forgets the state an older version kept under the URL with its
+    /// signing parameters (`sources list` prints such keys), which syncs no longer use.
     @discardableResult
     public func forgetSyncSource(_ source: FeedSource) async throws -> Bool {
-        let key = source.resolvingPublishedFolder.key
-        return try await write { try SyncStateTable(db: $0).forgetSource(key) }
+        let source = source.resolvingPublishedFolder
+        var legacy: String?
+        if case .remote(let url) = source, let key = url.withoutUserInfo, key != source.key { legacy = key }
+        let keys = [source.key] + (legacy.map { [$0] } ?? [])
+        return try await write { db in
+            let table = SyncStateTable(db: db)
+            var forgot = false
+            for key in keys where try table.forgetSource(key) { forgot = true }
+            return forgot
+        }
     }
 
     /// The most recent syncs first. The history keeps the last 10,000 syncs

@@ -113,4 +113,16 @@ struct SignedURLBehaviourTests {
             #expect(try storeFileBytes(store).range(of: Data("secret9f8e".utf8)) == nil)
         }
     }
+
+    /// State an older version kept under the whole signed URL (as `sources list` printed it)
+    /// can still be forgotten by that URL.
+    @Test func forgettingASignedURLForgetsItsOlderKey() async throws {
+        try await withBehaviourStore { store, _ in
+            let old = "https://h/pub/manifest.json?X-Amz-Date=1&X-Amz-Signature=aaa111"
+            try await store.write { try $0.execute("INSERT INTO sync_sources (source) VALUES (?)", [.text(old)]) }
+            #expect(try await store.syncSources().map(\.source) == [old])
+            #expect(try await store.forgetSyncSource(FeedSource(old)))
+            #expect(try await store.syncSources().isEmpty)
+        }
+    }
 }

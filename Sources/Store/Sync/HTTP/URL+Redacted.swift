@@ -26,6 +26,16 @@ extension URL {
         return components.url?.absoluteString ?? absoluteString
     }
 
+    /// The URL without user name or password but with its whole query: the key versions before
+    /// 2026-11-27 kept a source's state under, signature and all (nil when it cannot be taken
+    /// apart).
+    var withoutUserInfo: String? {
+        guard var components = URLComponents(url: self, resolvingAgainstBaseURL: true) else { return nil }
+        components.user = nil
+        components.password = nil
+        return components.url?.absoluteString
+    }
+
     /// Signed URLs' parameters (AWS S3 SigV4, GCS, by lowercase name): a credential
     /// (`X-Amz-Signature`, `X-Amz-Security-Token`) or values that change with every signing
     /// (`X-Amz-Date`). Each generation of a presigned URL is the same source, so none of them is
