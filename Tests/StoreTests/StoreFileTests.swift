@@ -64,6 +64,23 @@ struct StoreFileTests {
         }
     }
 
+    /// An empty file is there but is no store yet: making it one goes through the -journal
+    /// (`PRAGMA journal_mode = WAL`), so a name of 250 bytes is refused as a new store's is,
+    /// not passed on to SQLite's "unable to open database file (File name too long)".
+    @Test func anEmptyFileWithALongNameIsRefusedAsANewStore() async throws {
+        try await withTemporaryDirectory { directory in
+            let long = directory.file(String(repeating: "e", count: 250))
+            #expect(FileManager.default.createFile(atPath: long, contents: Data()))
+            do {
+                let store = try await Store.open(at: long)
+                await store.close()
+                Issue.record("an empty file with a 250-byte name opened")
+            } catch {
+                #expect("\(error)".contains("-journal, -wal and -shm") && "\(error)".contains("at most 247"), "\(error)")
+            }
+        }
+    }
+
     /// SQLite names the -journal, -wal and -shm after the file a symbolic link names: a link
     /// with a long name to a store with a short one was refused, though SQLite opens it.
     @Test func aLongNamedLinkToAShortNamedStoreOpens() async throws {

@@ -33,22 +33,38 @@ enum StoreFile {
     ///
     /// A store that exists already (renamed to a long name, say) needs only its -wal and -shm (4
     /// bytes more): it is in WAL mode, and only a store being created goes through a -journal
-    /// (its first transaction, before WAL mode is set) or a failed command's removal of it.
+    /// (its first transaction, before WAL mode is set) or a failed command's removal of it. A
+    /// file that is there but not in WAL mode (an empty file, which a command that adds makes a
+    /// store) still goes through the -journal: SQLite failed at `PRAGMA journal_mode = WAL`.
     static func checkCompanionNamesFit(_ path: String) throws {
         let real = realFile(path)
         let name = PathName.lastComponent(of: real)
         let limit = pathconf(PathName.folder(of: real), Int32(_PC_NAME_MAX))
         let maximum = limit > 0 ? limit : 255
-        let exists = access(real, F_OK) == 0
-        let longest = (exists ? "-wal" : "-journal").utf8.count
+        let inWALMode = isInWALMode(real)
+        let longest = (inWALMode ? "-wal" : "-journal").utf8.count
         guard name.utf8.count + longest > maximum else { return }
         let whose = real == path ? "its name" : "the name of the file it names, \(real),"
-        let companions = exists ? "\(name)-wal and -shm" : "\(name)-journal, -wal and -shm"
+        let companions = inWALMode ? "\(name)-wal and -shm" : "\(name)-journal, -wal and -shm"
         throw StoreError.cannotOpen(
             path: path,
             reason:
                 "\(whose) is \(name.utf8.count) bytes long: SQLite makes \(companions) beside it, and a name on this file system has at most \(maximum) bytes, so a store's at most \(maximum - longest)"
         )
+    }
+
+    /// Whether the file at `path` is a SQLite database in WAL mode: its header's write and read
+    /// versions (bytes 18 and 19) are 2 (https://sqlite.org/fileformat2.html#file_format_version_numbers).
+    /// (A regular file only, opened without blocking: a FIFO there is no database.)
+    private static func isInWALMode(_ path: String) -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 20 else { return false }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 20)
+        guard read(descriptor, &header, 20) == 20 else { return false }
+        return header[18] == 2 && header[19] == 2
     }
 
     /// Refuses a store SQLite could not open, naming why, before SQLite says "unable to open
