@@ -71,7 +71,6 @@ public enum JSONValue: Sendable, Equatable {
         return bytes.isEmpty
     }
 
-    /// "a string", "a number", ... for error messages.
     /// About the bytes `JSONWriter(pretty: false)` writes for the value: exact for strings that
     /// need no escaping (an escaped character takes more). Cheap: a string's UTF-8 count is
     /// known without reading it, so an image's megabytes of base64 cost one step.
@@ -86,6 +85,7 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// "a string", "a number", ... for error messages.
     package var typeDescription: String {
         switch self {
         case .null: "null"
