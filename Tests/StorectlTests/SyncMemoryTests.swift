@@ -130,6 +130,51 @@ struct SyncMemoryTests {
         #expect(peaks[1] - peaks[0] < 40_000_000, "\(peaks)")
     }
 
+    /// A publish whose new segment is over `--segment-bytes` drops it for a snapshot at the head:
+    /// merging it first with the segment before (a publish after a publish) parsed both and wrote
+    /// the merge, over the bound too, only to drop it: about twice the segment's size more at
+    /// the peak (a 60 MB segment: 350 MB against 232 MB) and half the publish's time. Against
+    /// the same publish into a folder with no segment to merge with; a record of 30 MB, a bound of 16 MiB.
+    @Test("a segment over the bound is not merged before it is dropped: at most 15 MB more than with nothing to merge")
+    func anOversizedSegmentIsNotMerged() async throws {
+        let cli = try Storectl()
+        try await PublishTests.source(cli, frameworks: 2000)
+        let merging = cli.directory.path + "/merging", alone = cli.directory.path + "/alone"
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", merging]))
+        expectSuccess(
+            try await cli.run([
+                "--db", "src.sqlite", "frameworks", "add", "--id", "small", "--name", "S", "--image-name", "s", "--url",
+                "https://example.com/s", "--description", "d",
+            ]))
+        // [2,2] in one folder, a snapshot at 1 in the other: the next publish's segment
+        // covers as many publishes as [2,2], so it is merged with it, where there is one.
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", merging]))
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", alone]))
+        #expect((try PublishTests.manifest(merging)["segments"] as? [Any])?.count == 1)
+
+        let big =
+            #"{"id": "big", "name": "B", "imageName": "b", "urlString": "https://example.com/b", "description": "\#(String(repeating: "x", count: 30_000_000))"}"#
+        let feed = PublishTests.feed(frameworks: 2000).replacingOccurrences(
+            of: #""frameworks": ["#, with: #""frameworks": [\#(big),"#)
+        let feedPath = try cli.directory.write(Data(feed.utf8), to: "big.json")
+        expectSuccess(
+            try await cli.run(["--db", "src.sqlite", "sync", feedPath, "--quiet", "--max-bytes", "1GiB"], timeout: 300))
+        try FileManager.default.removeItem(atPath: feedPath)
+
+        let src = cli.directory.path + "/src.sqlite"
+        let bound = ["--segment-bytes", "16MiB"]
+        let withMerge = try await Self.peakResidentBytes(cli, ["--db", src, "publish", merging] + bound)
+        let withoutMerge = try await Self.peakResidentBytes(cli, ["--db", src, "publish", alone] + bound)
+        print(
+            "SyncMemoryTests: publish of a 30 MB segment: \(withMerge >> 20) MiB after a segment, \(withoutMerge >> 20) MiB alone"
+        )
+        for folder in [merging, alone] {
+            let manifest = try PublishTests.manifest(folder)
+            #expect((manifest["segments"] as? [Any])?.isEmpty == true, "\(manifest)")
+        }
+        #expect(withMerge - withoutMerge < 15_000_000, "after a segment \(withMerge) bytes, alone \(withoutMerge) bytes")
+    }
+
     /// `storectl watch` reads a committed transaction's change-log text element by element: it
     /// parsed the text whole, a tree of about 600 bytes an event, and peaked at 741 MB while a
     /// sync of 1,000,000 events committed (296 MB read element by element). Its peak (VmHWM)

@@ -115,6 +115,10 @@ struct Publisher {
         while segments.count >= 2 {
             let newer = segments[segments.count - 1], older = segments[segments.count - 2]
             guard newer.to - newer.from >= older.to - older.from else { break }
+            // A segment over the bound is dropped below whatever it is merged with (the merge
+            // holds its records): parsing both and writing the merge cost twice its size at the
+            // publish's peak, and its time, for nothing.
+            guard newer.file.size <= options.segmentBytes else { break }
             var merged = try content(of: older, written: written)
             merged.merge(try content(of: newer, written: written))
             var mergedFile: [String: Data] = [:]
