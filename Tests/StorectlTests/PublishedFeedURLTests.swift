@@ -5,14 +5,22 @@ import Testing
 /// CDN serves it.
 @Suite(.timeLimit(.minutes(5)))
 struct PublishedFeedURLTests {
+    /// A store `src.sqlite` of one event, published into the server's `pub` folder; storectl
+    /// and the folder's path.
+    static func publishOneEvent(into server: RecordingServer) async throws -> (Storectl, String) {
+        let cli = try Storectl()
+        let folder = server.root.appendingPathComponent("pub").path
+        expectSuccess(
+            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
+        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        return (cli, folder)
+    }
+
     @Test("a signed manifest URL's query is not sent with the files it names (each object has its own signature)")
     func manifestQueryIsNotReusedForItsFiles() async throws {
         let server = try await RecordingServer.start()
         defer { server.stop() }
-        let cli = try Storectl()
-        expectSuccess(
-            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
-        expectSuccess(try await cli("--db", "src.sqlite", "publish", server.root.appendingPathComponent("pub").path))
+        let (cli, _) = try await Self.publishOneEvent(into: server)
 
         // An S3 presigned URL signs the manifest alone: the same signature on a snapshot's path
         // is refused (403 SignatureDoesNotMatch), even when the object is public.
@@ -28,11 +36,7 @@ struct PublishedFeedURLTests {
     func manifestAtAFolderURL() async throws {
         let server = try await RecordingServer.start()
         defer { server.stop() }
-        let cli = try Storectl()
-        let folder = server.root.appendingPathComponent("pub").path
-        expectSuccess(
-            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
-        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let (cli, folder) = try await Self.publishOneEvent(into: server)
         // http.server answers a folder's URL with its index.html, as nginx does with `index`.
         try FileManager.default.copyItem(atPath: folder + "/manifest.json", toPath: folder + "/index.html")
 
@@ -47,11 +51,7 @@ struct PublishedFeedURLTests {
     func retiredFileIsMissingNotTooLarge() async throws {
         let server = try await RecordingServer.start()
         defer { server.stop() }
-        let cli = try Storectl()
-        let folder = server.root.appendingPathComponent("pub").path
-        expectSuccess(
-            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
-        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let (cli, folder) = try await Self.publishOneEvent(into: server)
         // The tombstones' page (about 130 bytes) is smaller than the server's 404 page, which
         // the file's cap (its size + 1) refused as "larger than the 130 bytes the manifest says".
         let tombstones = try #require(
@@ -68,11 +68,7 @@ struct PublishedFeedURLTests {
     func signedURLIsOneSourceWithoutItsSignature() async throws {
         let server = try await RecordingServer.start()
         defer { server.stop() }
-        let cli = try Storectl()
-        let folder = server.root.appendingPathComponent("pub").path
-        expectSuccess(
-            try await cli("--db", "src.sqlite", "events", "add", "--id", "e1", "--title", "T", "--date", "2026-01-01"))
-        expectSuccess(try await cli("--db", "src.sqlite", "publish", folder))
+        let (cli, folder) = try await Self.publishOneEvent(into: server)
         let signed = { (signature: String) in
             server.url("/pub/manifest.json?X-Amz-Date=2026&X-Amz-Signature=\(signature)").absoluteString
         }
