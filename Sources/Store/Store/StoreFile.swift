@@ -41,6 +41,8 @@ enum StoreFile {
         let name = PathName.lastComponent(of: real)
         let limit = pathconf(PathName.folder(of: real), Int32(_PC_NAME_MAX))
         let maximum = limit > 0 ? limit : 255
+        // The header is read only for a name with no room for the -journal, the rare case.
+        guard name.utf8.count + "-journal".utf8.count > maximum else { return }
         let inWALMode = isInWALMode(real)
         let longest = (inWALMode ? "-wal" : "-journal").utf8.count
         guard name.utf8.count + longest > maximum else { return }
@@ -55,15 +57,17 @@ enum StoreFile {
 
     /// Whether the file at `path` is a SQLite database in WAL mode: its header's write and read
     /// versions (bytes 18 and 19) are 2 (https://sqlite.org/fileformat2.html#file_format_version_numbers).
-    /// (A regular file only, opened without blocking: a FIFO there is no database.)
+    /// (A regular file only, opened without blocking: a FIFO there is no database.) Read as
+    /// `checkHeader` reads, through a descriptor parked on the file or one parked after: closing
+    /// a descriptor of a file another store of this process has open drops that store's locks.
     private static func isInWALMode(_ path: String) -> Bool {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 20 else { return false }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
+        let descriptor = OpenDatabaseFiles.borrowParked(path: path) ?? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        defer { OpenDatabaseFiles.close(descriptor) }
         var header = [UInt8](repeating: 0, count: 20)
-        guard read(descriptor, &header, 20) == 20 else { return false }
+        guard pread(descriptor, &header, 20, 0) == 20 else { return false }
         return header[18] == 2 && header[19] == 2
     }
 
