@@ -395,6 +395,9 @@ public final class Store: Sendable {
         let migrator = Migrator(configuration)
         let configuration = configuration
         return try await writer.exclusive { db in
+            // As for a write: a commit after the store's files were replaced goes through a stale
+            // WAL index (see `WALFiles`), here to a deleted -wal, and said "applied".
+            try StoreFile.checkStill(db.walFiles)
             let applied = try migrator.migrate(db)
             try Self.checkRecordTables(db, configuration)
             return applied
@@ -449,6 +452,7 @@ public final class Store: Sendable {
     ///   go through a stale WAL index over another process's confirmed frames (see `WALFiles`).
     public func vacuum() async throws -> (bytesBefore: Int, bytesAfter: Int) {
         try await writer.exclusive { db in
+            try StoreFile.checkStill(db.walFiles)
             func size() throws -> Int {
                 let count = try db.query("PRAGMA page_count") { $0.int64(0) }.first ?? 0
                 let pageSize = try db.query("PRAGMA page_size") { $0.int64(0) }.first ?? 0
@@ -481,7 +485,10 @@ public final class Store: Sendable {
     /// what can be done (`DatabaseWriter.close()`, `WALFiles.removeOrphanedWALFiles`).
     package func checkpoint() async throws {
         guard path != nil else { return }
-        try await writer.exclusive { try Self.checkpointPassively($0) }
+        try await writer.exclusive { db in
+            try StoreFile.checkStill(db.walFiles)
+            try Self.checkpointPassively(db)
+        }
     }
 
     /// `PRAGMA wal_checkpoint(PASSIVE)`: "Checkpoint as many frames as possible without waiting

@@ -81,15 +81,9 @@ actor DatabaseWriter {
         self.onCommit = onCommit
     }
 
-    /// Runs `body` on the writer connection outside any write batch (migrations, vacuum, a
-    /// checkpoint, migration status). Like a write's BEGIN, it first refuses a store one of whose
-    /// files was removed or replaced since it opened (`StoreError.storeMoved`): a commit or a
-    /// checkpoint then goes through a stale WAL index (see `WALFiles`), a migration into a
-    /// deleted -wal while saying "applied", a checkpoint copying the stale WAL over another
-    /// process's commits. Looked at on every call (none is on a hot path).
+    /// Runs `body` on the writer connection outside any write batch (migrations, pragmas).
     func exclusive<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
         guard let database else { throw StoreError.closed }
-        if let replaced = database.walFiles?.replacedFile() { throw StoreError.storeMoved(path: replaced) }
         return try body(database)
     }
 
