@@ -6,7 +6,8 @@ import Foundation
 
 /// python3's http.server on 127.0.0.1 serving a temporary folder (Last-Modified, and 304 for
 /// If-Modified-Since), recording each request's path, Authorization header and whether it was
-/// conditional (`GET /_requests` answers them as JSON); `GET /stall` sends nothing for 30 s;
+/// conditional (`GET /_requests` answers them as JSON); `GET /stall` sends nothing for 600 s
+/// (far past any bound a test sets on a client that must not wait for it);
 /// `GET /reply/<status>?type=T&body=B` answers that status with body B (none for 204) and
 /// Content-Type T (no Content-Type without `type`); `GET /gzip/<name>` serves the file
 /// gzip-encoded (stored blocks: the encoded body is larger than the file) with
@@ -52,7 +53,7 @@ public final class RecordingServer: Sendable {
                     seen.append({"path": self.path, "authorization": self.headers.get("Authorization"),
                                  "conditional": "If-Modified-Since" in self.headers or "If-None-Match" in self.headers})
                 if self.path == "/stall":
-                    time.sleep(30)
+                    time.sleep(600)
                     self.close_connection = True
                     return
                 if self.path.startswith("/gzip/") or self.path.startswith("/gzip-bomb?"):
@@ -92,7 +93,9 @@ public final class RecordingServer: Sendable {
         server.daemon_threads = True
         print(server.server_address[1], flush=True)
         threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-        threading.Timer(150, lambda: os._exit(0)).start()
+        # A backstop only (stdin closing or stop() ends it first): past the stall, so that a
+        # client that waits for /stall is not let go by the server's end.
+        threading.Timer(900, lambda: os._exit(0)).start()
         server.serve_forever()
         """#
 
