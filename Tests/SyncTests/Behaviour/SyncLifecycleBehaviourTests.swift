@@ -9,7 +9,7 @@ import Testing
 struct SyncLifecycleBehaviourTests {
     // MARK: Cancellation
 
-    /// The feed's server stalls (headers and one byte, then nothing for 100 s): cancelling the
+    /// The feed's server stalls (headers and one byte, then nothing for 600 s): cancelling the
     /// task that awaits the sync ends it at once with CancellationError, and nothing is written,
     /// not even a history row.
     @Test func cancellingTheSyncTaskStopsAStalledDownload() async throws {
@@ -24,15 +24,16 @@ struct SyncLifecycleBehaviourTests {
             try await store.frameworks.insert(KindFixture.framework.framework("kept", 1))
             let before = try storeFileBytes(store)
             var options = SyncOptions()
-            options.timeout = .seconds(60)
+            // Past the time bound below: only the cancellation can end the stalled download in time.
+            options.timeout = .seconds(200)
             let stalled = options
-            let url = server.url("/slow?seconds=100")
+            let url = server.url("/slow?seconds=600")
             let sync = Task { try await store.sync(from: .remote(url), options: stalled) }
             await requested.wait()
             let started = ContinuousClock.now
             sync.cancel()
             let result = await sync.result
-            #expect(ContinuousClock.now - started < .seconds(40), "the stalled download went on after cancellation")
+            #expect(ContinuousClock.now - started < .seconds(180), "the stalled download went on after cancellation")
             #expect(throws: CancellationError.self) { try result.get() }
             #expect(try storeFileBytes(store) == before)
             #expect(try await store.syncHistory().isEmpty)
@@ -82,20 +83,21 @@ struct SyncLifecycleBehaviourTests {
             return try await HTTPTransport.live.send(request)
         }
         try await withBehaviourStore(transport: transport) { store, folder in
-            let image = server.url("/slow?seconds=100").absoluteString
+            let image = server.url("/slow?seconds=600").absoluteString
             let source = try folder.write(
                 "feed.json",
                 behaviourFeed(
                     frameworks: [KindFixture.framework.json("f", 1)], images: [imageJSON(image)]))
             var options = SyncOptions()
-            options.timeout = .seconds(60)
+            // Past the time bound below: only the cancellation can end the stalled download in time.
+            options.timeout = .seconds(200)
             let stalled = options
             let sync = Task { try await store.sync(from: source, options: stalled) }
             await imageRequested.wait()
             let started = ContinuousClock.now
             sync.cancel()
             let report = try await sync.value
-            #expect(ContinuousClock.now - started < .seconds(40), "the stalled download went on after cancellation")
+            #expect(ContinuousClock.now - started < .seconds(180), "the stalled download went on after cancellation")
             #expect(report.frameworks.inserted == 1)
             #expect(report.images.failed == 1 && report.imageFailures.map(\.reason) == ["cancelled"])
             #expect(try await store.frameworks.count() == 1)

@@ -14,7 +14,7 @@ Routes (GET):
                                    e.g. /status/500-then-200/feed.json,
                                    /status/429-then-200/feed.json?retry-after=1
   /truncated                       Content-Length: 1000, sends 10 bytes, closes
-  /slow?seconds=5                  headers and 1 byte, stalls, then the rest
+  /slow?seconds=5                  headers and 1 byte, stalls, then the rest (at most 600 s)
   /slow?seconds=5&dribble=0.2      one byte every 0.2 s for 5 s (never idle for long)
   /redirect-loop                   302 to itself
   /redirect-to/<url-encoded URL>   302 (or ?status=301/303/307/308) to that URL
@@ -36,7 +36,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
-MAX_WAIT = 30                 # seconds: the longest any scripted stall lasts
+MAX_WAIT = 600                # seconds: the longest any scripted stall lasts (/slow)
 MAX_BIG = 1024 * 1024 * 1024  # bytes: the largest /big body
 QUIET_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
@@ -235,7 +235,9 @@ def exit_when_stdin_closes():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True, help="directory whose files are served")
-    parser.add_argument("--lifetime", type=float, default=120, help="seconds before the server exits")
+    # A backstop only (stdin closing or a kill ends it first), past the longest stall, so that a
+    # client that waits for one is not let go by the server's end.
+    parser.add_argument("--lifetime", type=float, default=900, help="seconds before the server exits")
     args = parser.parse_args()
 
     server = Server(("127.0.0.1", 0), Handler)
