@@ -147,6 +147,8 @@ struct SyncLifecycleTests {
         // period) left the spool folder of the download (a whole page, possibly) in TMPDIR for
         // good; storectl now removes the live ones before it exits (`SpoolFolder.removeAll`,
         // tested in `SpoolFolderTests`). Here the first signal's cancellation usually wins.
+        // The signals wait until the spool folder is there (polled: the server's second before
+        // it says "downloading" need not be enough for storectl on a loaded machine).
         let storectl = try await seededStore()
         let (before, _) = try snapshot(storectl)
         let server = storectl.directory.file("server.py")
@@ -161,6 +163,7 @@ struct SyncLifecycleTests {
             TMPDIR="$PWD/tmp" \(Storectl.withInterruptEnabled) "$0" sync "http://127.0.0.1:$port/feed.json" --timeout 200 > sync.out 2> sync.err &
             pid=$!
             read ready < ready.fifo
+            for i in $(seq 1200); do ls tmp | grep -q store-feed- && break; sleep 0.1; done
             ls tmp > spooled.txt
             kill -INT $pid
             kill -INT $pid
