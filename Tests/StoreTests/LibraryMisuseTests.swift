@@ -39,7 +39,9 @@ struct LibraryMisuseTests {
             _ = await task.result
             finished.withLock { $0 = true }
         }
-        let ended = await eventually(within: 30) { finished.withLock { $0 } }
+        // The gate opens only after this wait: a task that waited for it never ends in time, and
+        // one that did not has minutes on a loaded machine.
+        let ended = await eventually(within: 120) { finished.withLock { $0 } }
         gate.open()
         _ = await watcher.value
         return ended

@@ -17,7 +17,8 @@ struct HeldWriter {
             try await store.write { db in
                 try db.frameworks.insert(Fixtures.framework("holder"))
                 holding.signal()
-                _ = release.wait(timeout: .now() + 60)
+                // Only stops a hang: the writes queued behind it take minutes on a loaded machine.
+                _ = release.wait(timeout: .now() + 240)
             }
         }
         self.store = store
@@ -25,9 +26,9 @@ struct HeldWriter {
         #expect(await wait(for: holding))
     }
 
-    /// Lets the holding write commit once `queued` writes wait behind it (or 60 s have passed).
+    /// Lets the holding write commit once `queued` writes wait behind it (or 240 s have passed).
     func release(once queued: Int) async throws {
-        _ = await eventually { store.writer.queuedWrites >= queued }
+        _ = await eventually(within: 240) { store.writer.queuedWrites >= queued }
         #expect(store.writer.queuedWrites == queued)
         release.signal()
         try await holder.value
