@@ -12,13 +12,13 @@ struct LibraryMisuseTests {
         Framework(id: id, name: "n", imageName: "i", urlString: "https://example.com/\(id)", description: "d")
     }
 
-    /// A gate a long read or write waits at (at most a minute, so a failing test cannot hang).
+    /// A gate a long read or write waits at (at most four minutes, so a failing test cannot hang).
     final class Gate: Sendable {
         private let semaphore = DispatchSemaphore(value: 0)
         private let entered = DispatchSemaphore(value: 0)
         func pass() {
             entered.signal()
-            _ = semaphore.wait(timeout: .now() + 60)
+            _ = semaphore.wait(timeout: .now() + 240)
         }
         func waitUntilEntered() async {
             await withCheckedContinuation { c in

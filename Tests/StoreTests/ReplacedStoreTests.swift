@@ -193,7 +193,7 @@ struct ReplacedStoreTests {
             let holding = Task {
                 try await store.read { _ in
                     entered.signal()
-                    _ = release.wait(timeout: .now() + 60)
+                    _ = release.wait(timeout: .now() + 240)
                 }
             }
             #expect(await wait(for: entered))

@@ -80,7 +80,7 @@ struct SameFileStoresTests {
             var configuration = Store.Configuration()
             configuration.willFinishOpening = {
                 entered.signal()
-                _ = release.wait(timeout: .now() + 60)
+                _ = release.wait(timeout: .now() + 240)
             }
             let opening = Task { [configuration] in try await Store.open(at: path, configuration: configuration) }
             #expect(await wait(for: entered))

@@ -44,7 +44,7 @@ struct SharedFileTests {
                     try await writer.write { db -> Bool in
                         try db.frameworks.insert(Fixtures.framework("pending"))
                         inserted.signal()
-                        return release.wait(timeout: .now() + 60) == .success
+                        return release.wait(timeout: .now() + 240) == .success
                     }
                 }
                 #expect(await wait(for: inserted))

@@ -71,7 +71,7 @@ struct WriterTests {
                     inserted.signal()
                     // Keep the transaction open until the test has read; true if it was told to go
                     // on, false if the reads never came back (they were waiting for this write).
-                    return release.wait(timeout: .now() + 60) == .success
+                    return release.wait(timeout: .now() + 240) == .success
                 }
             }
             #expect(await wait(for: inserted))
@@ -92,10 +92,10 @@ struct WriterTests {
             // Two reads that each wait for the other: they finish only if they run at once.
             let first = DispatchSemaphore(value: 0), second = DispatchSemaphore(value: 0)
             async let a: Bool = store.read { _ in
-                first.signal(); return second.wait(timeout: .now() + 60) == .success
+                first.signal(); return second.wait(timeout: .now() + 240) == .success
             }
             async let b: Bool = store.read { _ in
-                second.signal(); return first.wait(timeout: .now() + 60) == .success
+                second.signal(); return first.wait(timeout: .now() + 240) == .success
             }
             let (bothA, bothB) = try await (a, b)
             #expect(bothA && bothB)

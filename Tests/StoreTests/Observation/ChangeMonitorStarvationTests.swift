@@ -26,7 +26,7 @@ struct ChangeMonitorStarvationTests {
             for _ in 0..<width {
                 Task.detached {
                     entered.signal()
-                    _ = release.wait(timeout: .now() + 120)
+                    _ = release.wait(timeout: .now() + 600)
                 }
             }
             let path = directory.databasePath
@@ -34,7 +34,7 @@ struct ChangeMonitorStarvationTests {
             let seen: Result<Bool, any Error> = await withCheckedContinuation { continuation in
                 Thread {
                     defer { for _ in 0..<width { release.signal() } }
-                    for _ in 0..<width where entered.wait(timeout: .now() + 60) == .timedOut {
+                    for _ in 0..<width where entered.wait(timeout: .now() + 240) == .timedOut {
                         return continuation.resume(returning: .failure(PoolNotBlocked()))
                     }
                     continuation.resume(

@@ -131,7 +131,7 @@ struct ValueObservationTests {
             let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
             let hold = Task {
                 try await store.write { _ in
-                    holding.signal(); _ = release.wait(timeout: .now() + 60)
+                    holding.signal(); _ = release.wait(timeout: .now() + 240)
                 }
             }
             #expect(await wait(for: holding))
