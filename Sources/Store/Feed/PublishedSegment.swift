@@ -56,7 +56,7 @@ struct PublishedSegment: Sendable, Equatable {
     static func recordMembers(_ records: [RecordKind: [ExactKey: JSONValue]], kinds: [RecordKind]) -> [JSONMember] {
         kinds.map { kind in
             let values = records[kind] ?? [:]
-            let ordered = values.keys.sorted { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }.map { values[$0]! }
+            let ordered = values.keys.sorted(by: precedes).map { values[$0]! }
             return JSONMember(kind.plural, .array(ordered))
         }
     }
@@ -68,10 +68,15 @@ struct PublishedSegment: Sendable, Equatable {
                 JSONMember(
                     kind.plural,
                     .array(
-                        (deleted[kind] ?? []).sorted { $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) }.map {
+                        (deleted[kind] ?? []).sorted(by: precedes).map {
                             JSONValue.string($0.text)
                         }))
             })
+    }
+
+    /// The order of keys in a segment's arrays: by their UTF-8 bytes, as SQLite orders them.
+    static func precedes(_ first: ExactKey, _ second: ExactKey) -> Bool {
+        first.text.utf8.lexicographicallyPrecedes(second.text.utf8)
     }
 
     /// The key a record value is filed under: `url` for images, `id` for the others.

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Writes a publish's new change segment a record at a time, in the bytes
+/// `PublishedSegment.encoded` gives for the same changes (same members, same order, so the same
+/// digest and name: folders already published and their clients see no difference), and stops
+/// as soon as the document is larger than its bound.
+///
+/// Why: the publish built the segment whole, every changed record's value at once, then the
+/// document as text and as bytes, and only then compared its size with
+/// `PublishOptions.segmentBytes` (500,000 changes peaked at 446 MB). A segment over the bound is
+/// never listed, so one that passes it need not be finished. What this holds: the document up
+/// to the bound, the record being written, the keys it is given and the tombstones among them.
+struct PublishedSegmentWriter {
+    /// What writing the segment gave.
+    enum Outcome: Equatable {
+        /// The whole document, at most `limit` bytes.
+        case fits(Data)
+        /// The document passed `limit`: writing stopped once `bytesWritten` bytes were written.
+        case oversized(bytesWritten: Int)
+    }
+
+    let generation: String
+    let from: Int
+    let to: Int
+    /// The kinds written, in this order (a kind of `keys` not among them is not written).
+    let kinds: [RecordKind]
+    /// The most bytes of a segment that fits.
+    let limit: Int
+
+    /// Writes the segment of the changes to `keys`: per kind, in `kinds` order and by key,
+    /// `value` gives each record's current value, nil when it is gone (a tombstone, written in
+    /// `deleted` after every kind's records, as `encoded` writes them).
+    func write(keys: [RecordKind: Set<ExactKey>], value: (RecordKind, String) throws -> JSONValue?) throws -> Outcome {
+        let writer = JSONWriter(pretty: false)
+        var out = Data()
+        var text = ""
+        // Moves `text` to `out`; false once `out` is over the bound (it can only grow).
+        func flush() -> Bool {
+            out.append(contentsOf: text.utf8)
+            text.removeAll(keepingCapacity: true)
+            return out.count <= limit
+        }
+        func member(_ key: String) {
+            text += text.isEmpty && out.isEmpty ? "{" : ","
+            JSONWriter.writeString(key, into: &text)
+            text += ":"
+        }
+        for (key, value) in [
+            ("version", JSONValue.integer(2)), ("generation", .string(generation)), ("from", .integer(from)),
+            ("to", .integer(to)),
+        ] {
+            member(key)
+            writer.write(value, into: &text, indent: 1)
+        }
+        var deleted: [[ExactKey]] = []
+        for kind in kinds {
+            member(kind.plural)
+            var records = JSONArrayWriter(writer)
+            var tombstones: [ExactKey] = []
+            for key in (keys[kind] ?? []).sorted(by: PublishedSegment.precedes) {
+                guard let record = try value(kind, key.text) else {
+                    tombstones.append(key)
+                    continue
+                }
+                text += records.element(record)
+                guard flush() else { return .oversized(bytesWritten: out.count) }
+            }
+            text += records.end()
+            deleted.append(tombstones)
+        }
+        member("deleted")
+        text += "{"
+        for (index, (kind, tombstones)) in zip(kinds, deleted).enumerated() {
+            if index > 0 { text += "," }
+            JSONWriter.writeString(kind.plural, into: &text)
+            text += ":"
+            var keys = JSONArrayWriter(writer)
+            for key in tombstones {
+                text += keys.element(.string(key.text))
+                guard flush() else { return .oversized(bytesWritten: out.count) }
+            }
+            text += keys.end()
+        }
+        text += "}}\n"
+        guard flush() else { return .oversized(bytesWritten: out.count) }
+        return .fits(out)
+    }
+}
