@@ -184,6 +184,39 @@ struct SyncMemoryTests {
         #expect(withMerge - withoutMerge < 15_000_000, "after a segment \(withMerge) bytes, alone \(withoutMerge) bytes")
     }
 
+    /// A publish writes its new segment a record at a time, each read from the store as it
+    /// goes, and stops once it is over `--segment-bytes` (such a segment is never listed): it
+    /// held every changed record's value, then the whole document as text and as bytes, before
+    /// comparing its size with the bound, so its peak grew with the changes (500,000 changes:
+    /// 446 MB). Here 100,000 changed frameworks published with a bound of 1 MiB (the oversized
+    /// path: a snapshot at the head), against a publish of the same store into an empty folder
+    /// (the same snapshot, no segment): what the changes cost is about their keys. Debug
+    /// storectl: 998 bytes a change before (142 MiB against 47), 120 after (58 MiB).
+    @Test("a publish of 100,000 changes over the segment bound holds about their keys, at most 400 bytes a change")
+    func aPublishHoldsTheChangedKeysNotTheirValues() async throws {
+        let cli = try Storectl()
+        let count = 100_000
+        // Published empty, then filled: the sync's inserts are the next publish's changes.
+        let folder = cli.directory.path + "/published", fresh = cli.directory.path + "/fresh"
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "migrate"]))
+        expectSuccess(try await cli.run(["--db", "src.sqlite", "publish", folder]))
+        try await PublishTests.source(cli, frameworks: count)
+
+        let src = cli.directory.path + "/src.sqlite"
+        let bound = ["--segment-bytes", "1MiB"]
+        let withChanges = try await Self.peakResidentBytes(cli, ["--db", src, "publish", folder] + bound)
+        let snapshotOnly = try await Self.peakResidentBytes(cli, ["--db", src, "publish", fresh] + bound)
+        let perChange = (withChanges - snapshotOnly) / count
+        print(
+            "SyncMemoryTests: publish of \(count) changes over the bound \(withChanges >> 20) MiB, "
+                + "the same snapshot alone \(snapshotOnly >> 20) MiB: \(perChange) bytes a change"
+        )
+        let manifest = try PublishTests.manifest(folder)
+        #expect((manifest["segments"] as? [Any])?.isEmpty == true, "\(manifest)")
+        #expect((manifest["snapshot"] as? [String: Any])?["sequence"] as? Int == 2, "\(manifest)")
+        #expect(perChange < 400, "with changes \(withChanges) bytes, the snapshot alone \(snapshotOnly) bytes at their peak")
+    }
+
     /// `storectl watch` reads a committed transaction's change-log text element by element: it
     /// parsed the text whole, a tree of about 600 bytes an event, and peaked at 741 MB while a
     /// sync of 1,000,000 events committed (296 MB read element by element). Its peak (VmHWM)

@@ -160,6 +160,14 @@ struct ChangeLogTable {
         try db.query("SELECT coalesce(max(tx), 0) FROM change_log") { $0.int64(0) }[0]
     }
 
+    /// Each change logged after `transaction`, in order, one transaction's changes at a time
+    /// (a publish after thousands of transactions holds no list of them all).
+    func forEachChange(after transaction: Int64, _ body: (Change) throws -> Void) throws {
+        try db.forEachRow("SELECT changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in
+            for change in Self.changes(in: row.utf8Data(0)) { try body(change) }
+        }
+    }
+
     /// Logged transactions after `transaction`, in order.
     func batches(after transaction: Int64) throws -> [ChangeBatch] {
         try db.query("SELECT tx, changes FROM change_log WHERE tx > ? ORDER BY tx", [.integer(transaction)]) { row in

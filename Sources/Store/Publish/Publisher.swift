@@ -87,42 +87,46 @@ struct Publisher {
                 reason: "the change log no longer reaches back to the last publish")
         }
 
-        // 1. What changed: the keys the log names after the last publish, read as they are now.
-        // Byte for byte, as SQLite compares keys (`é` written NFC and NFD are two records).
+        // 1. What changed: the keys the log names after the last publish. Only the keys: each
+        // record's value is read as the segment is written, so a publish holds no more values
+        // than fit in a segment, however many records changed. Byte for byte, as SQLite compares
+        // keys (`é` written NFC and NFD are two records).
         var keys: [RecordKind: Set<ExactKey>] = [:]
-        for batch in try log.batches(after: previous.transaction) {
-            for change in batch.changes { keys[change.kind, default: []].insert(ExactKey(change.key)) }
-        }
-        var segment = PublishedSegment()
-        for (kind, kindKeys) in keys {
-            for key in kindKeys {
-                if let value = try currentValue(db, kind: kind, key: key.text) {
-                    segment.put(kind, key.text, value)
-                } else {
-                    segment.delete(kind, key.text)
-                }
-            }
-        }
+        try log.forEachChange(after: previous.transaction) { keys[$0.kind, default: []].insert(ExactKey($0.key)) }
+        // Every changed key is a record or a tombstone of the new segment.
+        let changes = keys.values.reduce(0) { $0 + $1.count }
         // Transactions that changed no record (a sync with nothing new): nothing to publish.
-        if segment.isEmpty { return unchanged(previous) }
-        let changes = segment.records.values.reduce(0) { $0 + $1.count } + segment.deleted.values.reduce(0) { $0 + $1.count }
+        if changes == 0 { return unchanged(previous) }
+        // Before anything is written: the segment writes the registered kinds only.
+        for kind in keys.keys { _ = try handler(of: kind) }
 
-        // 2. The new segment, then compaction.
+        // 2. The new segment, then compaction. A new segment over the bound is never listed: its
+        // writing stops there (see `PublishedSegmentWriter`), and it goes with every older one
+        // below, as a listed segment over the bound does.
         let head = previous.head + 1
         var written: [String: Data] = [:]
         var segments = previous.segments
-        segments.append(store(segment, generation: previous.generation, from: head, to: head, into: &written))
+        var oversized: (from: Int, to: Int, size: String)?
+        let writer = PublishedSegmentWriter(
+            generation: previous.generation, from: head, to: head, kinds: kinds, limit: options.segmentBytes)
+        switch try writer.write(keys: keys, value: { kind, key in try currentValue(db, kind: kind, key: key) }) {
+        case .fits(let data):
+            segments.append(store(data, from: head, to: head, into: &written))
+        case .oversized(let bytesWritten):
+            oversized = (head, head, "at least \(bytesWritten) bytes")
+            segments.removeAll()
+        }
         while segments.count >= 2 {
             let newer = segments[segments.count - 1], older = segments[segments.count - 2]
             guard newer.to - newer.from >= older.to - older.from else { break }
-            // A segment over the bound is dropped below whatever it is merged with (the merge
-            // holds its records): parsing both and writing the merge cost twice its size at the
-            // publish's peak, and its time, for nothing.
-            guard newer.file.size <= options.segmentBytes else { break }
+            // `newer` is within the bound (the new segment, or a merge kept below): one over it
+            // was never written whole, let alone parsed and merged for nothing.
             var merged = try content(of: older, written: written)
             merged.merge(try content(of: newer, written: written))
             var mergedFile: [String: Data] = [:]
-            let combined = store(merged, generation: previous.generation, from: older.from, to: newer.to, into: &mergedFile)
+            let combined = store(
+                merged.encoded(generation: previous.generation, from: older.from, to: newer.to, kinds: kinds),
+                from: older.from, to: newer.to, into: &mergedFile)
             // Not merged past the bound: the two stay as they are (each within it, or dropped below).
             guard combined.file.size <= options.segmentBytes else { break }
             written[older.file.name] = nil
@@ -136,9 +140,9 @@ struct Publisher {
         // images added in one publish made a 533 MB segment). It goes with every older one
         // ("segments" must be consecutive, the last ending at `head`): clients whose cursor is
         // older read the snapshot, written at `head` below when the rest no longer reach it.
-        var oversized: PublishedManifest.Segment?
         if let index = segments.lastIndex(where: { $0.file.size > options.segmentBytes }) {
-            oversized = segments[index]
+            let segment = segments[index]
+            oversized = (segment.from, segment.to, "\(segment.file.size) bytes")
             for dropped in segments[...index] { written[dropped.file.name] = nil }
             segments.removeFirst(index + 1)
         }
@@ -166,7 +170,11 @@ struct Publisher {
                     tombstones[kind, default: []].formUnion(deleted)
                 }
             }
-            for (kind, deleted) in segment.deleted { tombstones[kind, default: []].formUnion(deleted) }
+            // The new segment's tombstones are its keys that have no row now. Every changed key
+            // is given: `writeSnapshot` keeps, of the keys it is given, only those with no row,
+            // so the page is the same, and a segment whose writing stopped at the bound (its
+            // later tombstones never looked at) needs no second pass over its keys.
+            for (kind, changed) in keys { tombstones[kind, default: []].formUnion(changed) }
             manifest.snapshotSequence = head
             manifest.snapshotFiles = try writeSnapshot(
                 db, generation: manifest.generation, sequence: head, tombstones: tombstones,
@@ -184,7 +192,7 @@ struct Publisher {
             outcome = .snapshot
             if let oversized, !reaches {
                 reason =
-                    "the segment \(oversized.from)-\(oversized.to) (\(oversized.file.size) bytes) is larger than the bound "
+                    "the segment \(oversized.from)-\(oversized.to) (\(oversized.size)) is larger than the bound "
                     + "of \(options.segmentBytes) bytes per segment"
             } else {
                 reason =
@@ -290,11 +298,8 @@ struct Publisher {
         _ = utimensat(AT_FDCWD, path, &times, 0)
     }
 
-    private func store(
-        _ segment: PublishedSegment, generation: String, from: Int, to: Int,
-        into written: inout [String: Data]
-    ) -> PublishedManifest.Segment {
-        let data = segment.encoded(generation: generation, from: from, to: to, kinds: kinds)
+    /// Files the segment document `data` under its name, in `written`.
+    private func store(_ data: Data, from: Int, to: Int, into written: inout [String: Data]) -> PublishedManifest.Segment {
         let digest = SHA256.hexDigest(of: data)
         let name = PublishedFileName.segment(from: from, to: to, sha256: digest)
         written[name] = data
@@ -376,13 +381,18 @@ struct Publisher {
 
     /// The record's value now, in the feed's shape; nil when it is gone (a tombstone).
     private func currentValue(_ db: Database, kind: RecordKind, key: String) throws -> JSONValue? {
+        try handler(of: kind).feedValue(of: key, in: db)
+    }
+
+    /// The handler of a kind the change log names.
+    private func handler(of kind: RecordKind) throws -> any RecordKindHandler {
         guard let handler = handlers.first(where: { $0.kind == kind }) else {
             // A kind the log names that this store no longer registers: leaving it out would let
             // clients drift from the source without a word.
             throw PublishError(
                 path: manifestPath, reason: "records of the kind '\(kind)' changed, and the store does not register it")
         }
-        return try handler.feedValue(of: key, in: db)
+        return handler
     }
 
     // MARK: Folder
