@@ -6,8 +6,9 @@ import Testing
 /// A publish writes its new segment a record at a time (`PublishedSegmentWriter`), reading each
 /// value as it goes and stopping once the segment is over `PublishOptions.segmentBytes`, where
 /// it built the whole segment in memory first. What it publishes must not change: a segment
-/// that fits has the bytes (so the digest and name) the whole-segment encoder gives, and an
-/// oversized one leaves the folder a publish with a snapshot at the head leaves.
+/// has the bytes the feed format gives (`goldenBytes`; the writer is also the encoder of
+/// `PublishedSegment.encoded`, which a merge uses), its bound is exact, and an oversized one
+/// leaves the folder a publish with a snapshot at the head leaves.
 @Suite("Publish: the new segment written a record at a time")
 struct PublishedSegmentWriterTests {
     static let kinds = RecordKinds.builtIn.map(\.kind)
@@ -155,5 +156,28 @@ struct PublishedSegmentWriterTests {
             #expect(deleted[.event] == [ExactKey("ev-1")])
             try PublishSegmentBoundTests.validate(bounded)
         }
+    }
+}
+
+extension PublishedSegmentWriterTests {
+    /// The segment document's bytes are the feed format's public contract (FeedFormat.md,
+    /// version 2): clients of any version parse them, and a segment's name is their digest.
+    @Test("a segment's bytes, as published: members in order, keys by their bytes, escapes")
+    func goldenBytes() throws {
+        var segment = PublishedSegment()
+        segment.put(.framework, "b\u{E9}", .object([JSONMember("id", .string("b\u{E9}")), JSONMember("n", .integer(2))]))
+        segment.put(.framework, "a \"q\"\t", .object([JSONMember("id", .string("a \"q\"\t")), JSONMember("n", .integer(1))]))
+        segment.put(.image, "https://e.com/i.png", .object([JSONMember("url", .string("https://e.com/i.png"))]))
+        segment.delete(.event, "e\u{301}")
+        segment.delete(.event, "d")
+        segment.delete(.order, "\u{1}")
+        let bytes = segment.encoded(generation: "g-1", from: 3, to: 4, kinds: Self.kinds)
+        // Compared as bytes: Swift's `String ==` takes `é` as U+00E9 and as e with U+0301 for one.
+        let expected =
+            #"{"version":2,"generation":"g-1","from":3,"to":4,"#
+            + #""frameworks":[{"id":"a \"q\"\t","n":1},{"id":"b\#u{E9}","n":2}],"orders":[],"events":[],"#
+            + #""images":[{"url":"https://e.com/i.png"}],"#
+            + #""deleted":{"frameworks":[],"orders":["\u0001"],"events":["d","e\#u{301}"],"images":[]}}"# + "\n"
+        #expect(Array(bytes) == Array(expected.utf8), "\(String(decoding: bytes, as: UTF8.self))")
     }
 }

@@ -42,14 +42,18 @@ struct PublishedSegment: Sendable, Equatable {
 
     /// The segment document: `version` 2, `generation`, `from`, `to`, then version-1 members, each
     /// kind's records and tombstones ordered by key, so the same changes give the same bytes.
+    /// Written by `PublishedSegmentWriter`, as a publish writes a new segment.
     func encoded(generation: String, from: Int, to: Int, kinds: [RecordKind]) -> Data {
-        var members = [
-            JSONMember("version", .integer(2)), JSONMember("generation", .string(generation)),
-            JSONMember("from", .integer(from)), JSONMember("to", .integer(to)),
-        ]
-        members += Self.recordMembers(records, kinds: kinds)
-        members.append(JSONMember("deleted", Self.tombstones(deleted, kinds: kinds)))
-        return Data((JSONWriter(pretty: false).string(.object(members)) + "\n").utf8)
+        var keys: [RecordKind: Set<ExactKey>] = [:]
+        for (kind, values) in records { keys[kind, default: []].formUnion(values.keys) }
+        // A key is a record or a tombstone, never both (`put` and `delete` see to it).
+        for (kind, gone) in deleted { keys[kind, default: []].formUnion(gone) }
+        let writer = PublishedSegmentWriter(generation: generation, from: from, to: to, kinds: kinds, limit: .max)
+        switch writer.write(keys: keys, value: { kind, key in records[kind]?[ExactKey(key)] }) {
+        case .fits(let data): return data
+        // No document is longer than `Int.max` bytes.
+        case .oversized: preconditionFailure("a segment over Int.max bytes")
+        }
     }
 
     /// One array per kind, in `kinds` order, each ordered by key.

@@ -1,9 +1,9 @@
 import Foundation
 
-/// Writes a publish's new change segment a record at a time, in the bytes
-/// `PublishedSegment.encoded` gives for the same changes (same members, same order, so the same
-/// digest and name: folders already published and their clients see no difference), and stops
-/// as soon as the document is larger than its bound.
+/// Writes a change segment document a record at a time, and stops as soon as it is larger than
+/// its bound. The one encoder of segments: a publish's new segment, its values read as it goes,
+/// and `PublishedSegment.encoded` (a merge of two segments), so a segment's bytes, and with
+/// them its digest and name, are the same whichever path wrote it.
 ///
 /// Why: the publish built the segment whole, every changed record's value at once, then the
 /// document as text and as bytes, and only then compared its size with
@@ -30,7 +30,7 @@ struct PublishedSegmentWriter {
     /// Writes the segment of the changes to `keys`: per kind, in `kinds` order and by key,
     /// `value` gives each record's current value, nil when it is gone (a tombstone, written in
     /// `deleted` after every kind's records, as `encoded` writes them).
-    func write(keys: [RecordKind: Set<ExactKey>], value: (RecordKind, String) throws -> JSONValue?) throws -> Outcome {
+    func write(keys: [RecordKind: Set<ExactKey>], value: (RecordKind, String) throws -> JSONValue?) rethrows -> Outcome {
         let writer = JSONWriter(pretty: false)
         var out = Data()
         var text = ""
