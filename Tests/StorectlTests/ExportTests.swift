@@ -105,6 +105,28 @@ struct ExportTests {
         try expectFeed(try JSON.object(String(contentsOfFile: light, encoding: .utf8)), imageData: false)
     }
 
+    @Test("--page-bytes ends a page before the record that would pass it; the pages sync back to the same store")
+    func pageBytes() async throws {
+        let storectl = try await populated()
+        let big = try storectl.directory.write(Data(repeating: 0x42, count: 3_000), to: "big.bin")
+        expectSuccess(try await storectl("images", "put", "https://example.com/big.png", big))
+        let folder = storectl.directory.file("pages")
+        // Every record but the big image is far under 1 KiB: a few per page; the image (4,000
+        // bytes of base64) on a page of its own.
+        let written = expectSuccess(try await storectl("export", "--out", folder, "--page-size", "100", "--page-bytes", "1KiB"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(names.count >= 3, "\(names)")
+        #expect(written.stderr.contains("wrote \(names.count) pages to \(folder)"), "\(written)")
+        let sizes = try names.map { try Data(contentsOf: URL(fileURLWithPath: folder + "/" + $0)).count }
+        #expect(sizes.filter { $0 > 1_300 }.count == 1, "\(zip(names, sizes).map { "\($0) \($1)" })")
+
+        let copy = storectl.directory.file("copy.sqlite")
+        expectSuccess(try await storectl("--db", copy, "sync", folder + "/feed.json"))
+        #expect(
+            expectSuccess(try await storectl("--db", copy, "export")).stdoutData
+                == expectSuccess(try await storectl("export")).stdoutData)
+    }
+
     @Test("an empty store exports empty arrays")
     func empty() async throws {
         let storectl = try Storectl()

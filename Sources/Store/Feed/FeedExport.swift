@@ -64,7 +64,11 @@ extension Store {
     }
 
     /// Writes the store as pages of at most `pageSize` records into `folder` (which must
-    /// exist), named as `exportFeedPages(pageSize:)` names them, in bounded memory. Every page
+    /// exist), named as `exportFeedPages(pageSize:)` names them, in bounded memory. A page also
+    /// ends before the record that would take it past `pageBytes` (its separators, closing
+    /// brackets and `next` are not weighed; a record larger than that has a page of its own): pages cut by count alone grew with the records, twenty 20 MB
+    /// images to a page of 533 MB that clients refuse (`SyncOptions.maximumBytes`, 256 MiB
+    /// by default), as a publish's snapshot pages did (`PublishOptions.snapshotPageBytes`). Every page
     /// is written to a temporary file first and all are renamed into place at the end, the
     /// first page last, so a reader never sees a page before its successors; the pages are not
     /// replaced as one, though: a process killed during the renames leaves the folder with some
@@ -72,17 +76,20 @@ extension Store {
     /// files that exports killed before their renames left (`.feed-2.json.tmp-XXXXXX`) are
     /// removed once a day old. Returns the pages' names, in order.
     public func exportFeedPages(
-        pageSize: Int, includingImageData: Bool = true, firstPageName: String = "feed.json", toFolder folder: String
+        pageSize: Int, pageBytes: Int = 32 << 20, includingImageData: Bool = true, firstPageName: String = "feed.json",
+        toFolder folder: String
     ) async throws -> [String] {
         precondition(pageSize > 0, "pageSize must be positive")
+        precondition(pageBytes > 0, "pageBytes must be positive")
         let paths = try await exportPages(
-            pageSize: pageSize, includingImageData: includingImageData, firstPageName: firstPageName, followingLinks: false,
-            paths: { folder + "/" + $0 })
+            pageSize: pageSize, pageBytes: pageBytes, includingImageData: includingImageData, firstPageName: firstPageName,
+            followingLinks: false, paths: { folder + "/" + $0 })
         return paths.map { PathName.lastComponent(of: $0) }
     }
 
     private func exportPages(
-        pageSize: Int?, includingImageData: Bool, firstPageName: String = "feed.json", followingLinks: Bool,
+        pageSize: Int?, pageBytes: Int? = nil, includingImageData: Bool, firstPageName: String = "feed.json",
+        followingLinks: Bool,
         paths: @escaping @Sendable (String) -> String
     ) async throws -> [String] {
         let storePath = path
@@ -93,8 +100,8 @@ extension Store {
             var current: PendingOutput?
             do {
                 try Self.writeFeed(
-                    db, recordTypes: recordTypes, pageSize: pageSize, includingImageData: includingImageData,
-                    firstPageName: firstPageName,
+                    db, recordTypes: recordTypes, pageSize: pageSize, pageBytes: pageBytes,
+                    includingImageData: includingImageData, firstPageName: firstPageName,
                     startPage: { name in
                         let path = paths(name)
                         if let storePath, OutputFile.isStore(path, storePath: storePath) {
@@ -151,11 +158,12 @@ extension Store {
     }
 
     /// Reads every record in order (each kind in turn, the built-in ones first, each by key) and
-    /// writes them as pages: `startPage` gives each page's sink (by name), `endPage` is called
-    /// once the page is complete.
+    /// writes them as pages of at most `pageSize` records, each ended before a record that would
+    /// take it past `pageBytes` unless it is the page's first: `startPage` gives each page's
+    /// sink (by name), `endPage` is called once the page is complete.
     private static func writeFeed(
-        _ db: Database, recordTypes: [any StoreRecord.Type], pageSize: Int?, includingImageData: Bool, firstPageName: String,
-        startPage: (String) throws -> ByteSink, endPage: (String) throws -> Void
+        _ db: Database, recordTypes: [any StoreRecord.Type], pageSize: Int?, pageBytes: Int? = nil, includingImageData: Bool,
+        firstPageName: String, startPage: (String) throws -> ByteSink, endPage: (String) throws -> Void
     ) throws {
         let handlers = RecordKinds.handlers(registering: recordTypes)
         let total = try handlers.reduce(0) { $0 + (try $1.count(db)) }
@@ -168,7 +176,9 @@ extension Store {
         var page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
         for handler in handlers {
             try handler.forEachFeedValue(db, includingData: includingImageData) { record in
-                if page.recordCount == size {
+                let text = FeedPageWriter.text(of: record)
+                let full = pageBytes.map { page.recordCount > 0 && page.byteCount + text.utf8.count > $0 } ?? false
+                if page.recordCount == size || full {
                     number += 1
                     let next = pageName(number, first: firstPageName)
                     try page.finish(next: next)
@@ -176,11 +186,12 @@ extension Store {
                     name = next
                     page = try FeedPageWriter(sink: try startPage(name), kinds: kinds)
                 }
-                try page.append(record, kind: handler.kind)
+                try page.append(text: text, kind: handler.kind)
                 try db.checkCancellation()
             }
         }
-        precondition(number == pageCount, "the snapshot's count and its records agree")
+        // More pages than by count only where a page ended at its bytes.
+        precondition(pageBytes == nil ? number == pageCount : number >= pageCount, "the snapshot's count and its records agree")
         try page.finish(next: nil)
         try endPage(name)
     }

@@ -8,8 +8,10 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Write the whole store as a version-1 feed: to stdout, a file, or pages in a folder.",
         discussion: """
             With --page-size N, --out is a folder: feed.json holds the first N records and links to \
-            feed-2.json through `next`, and so on. Serve the folder with any static HTTP server; \
-            clients sync from .../feed.json and revalidate with ETags.
+            feed-2.json through `next`, and so on; a page also ends before a record that would take \
+            it past --page-bytes (32MiB by default: a client refuses a page over its --max-bytes). \
+            Serve the folder with any static HTTP server; clients sync from .../feed.json and \
+            revalidate with ETags.
             """
     )
 
@@ -19,11 +21,21 @@ struct ExportCommand: AsyncParsableCommand {
         false
     @Option(name: .customLong("page-size"), parsing: .unconditional, help: "Records per page; needs --out FOLDER.") var pageSize:
         Int?
+    @Option(
+        name: .customLong("page-bytes"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --page-size, the most bytes of a page: bytes, or with KiB, MiB or GiB (default: 32MiB); a record larger than that has a page of its own.",
+            valueName: "size"))
+    var pageBytes: ByteSize?
 
     func validate() throws {
         if let pageSize {
             if pageSize < 1 { throw ValidationError("--page-size: must be at least 1") }
             if out == nil || out == "-" { throw ValidationError("--page-size needs --out FOLDER") }
+        }
+        if let pageBytes {
+            if pageBytes.bytes < 1 { throw ValidationError("--page-bytes: must be at least 1 byte") }
+            if pageSize == nil { throw ValidationError("--page-bytes needs --page-size N and --out FOLDER") }
         }
         if out?.isEmpty == true { throw ValidationError("--out: the path is empty") }
         if let out, out != "-" { try checkNotStore(out) }
@@ -101,7 +113,8 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 do {
                     return try await store.exportFeedPages(
-                        pageSize: pageSize, includingImageData: includingImageData, toFolder: out)
+                        pageSize: pageSize, pageBytes: pageBytes?.bytes ?? 32 << 20, includingImageData: includingImageData,
+                        toFolder: out)
                 } catch {
                     Self.removeEmptyFolders(created)
                     throw error
