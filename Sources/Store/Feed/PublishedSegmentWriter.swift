@@ -29,7 +29,7 @@ struct PublishedSegmentWriter {
 
     /// Writes the segment of the changes to `keys`: per kind, in `kinds` order and by key,
     /// `value` gives each record's current value, nil when it is gone (a tombstone, written in
-    /// `deleted` after every kind's records, as `encoded` writes them).
+    /// `deleted` after every kind's records).
     func write(keys: [RecordKind: Set<ExactKey>], value: (RecordKind, String) throws -> JSONValue?) rethrows -> Outcome {
         let writer = JSONWriter(pretty: false)
         var out = Data()
