@@ -3,7 +3,9 @@
 ///
 /// The pieces it returns, concatenated, are exactly the text `JSONWriter.string(.array(elements))`
 /// gives for the same elements in the same layout: `element(_:)` for each element in order, then
-/// `end()`. Nothing is kept between calls but whether an element was written.
+/// `end()`. Nothing is kept between calls but whether an element was written. An array that is
+/// a member's value in a larger document (`JSONObjectWriter.key(_:)`) is written at that
+/// member's `depth`, so its lines are indented as the whole document's would be.
 ///
 /// ```swift
 /// var array = JSONArrayWriter()
@@ -13,18 +15,24 @@
 /// ```
 public struct JSONArrayWriter: Sendable {
     private let writer: JSONWriter
+    /// How deep the array is nested: 0 for a document of its own, 1 for a member of the
+    /// top-level object, and so on.
+    private let depth: Int
     private var isEmpty = true
 
-    /// An array in `writer`'s layout (pretty by default).
-    public init(_ writer: JSONWriter = JSONWriter()) { self.writer = writer }
+    /// An array in `writer`'s layout (pretty by default), nested `depth` levels deep.
+    public init(_ writer: JSONWriter = JSONWriter(), depth: Int = 0) {
+        self.writer = writer
+        self.depth = depth
+    }
 
     /// The text of the next element, with what comes before it: the opening bracket before the
     /// first, a comma before each later one, and (pretty) the newline and indentation.
     public mutating func element(_ value: JSONValue) -> String {
         var out = isEmpty ? "[" : ","
         isEmpty = false
-        if writer.pretty { out += "\n  " }
-        writer.write(value, into: &out, indent: 1)
+        writer.newline(&out, depth + 1)
+        writer.write(value, into: &out, indent: depth + 1)
         return out
     }
 
@@ -32,6 +40,8 @@ public struct JSONArrayWriter: Sendable {
     /// newline and the closing bracket. Without a final newline, as `JSONWriter.string`.
     public func end() -> String {
         if isEmpty { return "[]" }
-        return writer.pretty ? "\n]" : "]"
+        var out = ""
+        writer.newline(&out, depth)
+        return out + "]"
     }
 }

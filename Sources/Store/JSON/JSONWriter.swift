@@ -49,7 +49,9 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    private func newline(_ out: inout String, _ indent: Int) {
+    /// Pretty: a line break and `indent` levels of indentation. Compact: nothing. (The streamed
+    /// writers, `JSONArrayWriter` and `JSONObjectWriter`, lay out their pieces with it too.)
+    func newline(_ out: inout String, _ indent: Int) {
         guard pretty else { return }
         out += "\n"
         out += String(repeating: "  ", count: indent)
