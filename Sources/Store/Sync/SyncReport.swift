@@ -120,8 +120,45 @@ public struct SyncReport: Sendable, Equatable {
         }
     }
 
-    /// `{"status": ..., "frameworks": {...}, "orders": {...}, "events": {...}, "images": {...}}`.
+    /// `{"status": ..., "frameworks": {...}, "orders": {...}, "events": {...}, "images": {...}}`,
+    /// as one value: what the sync history stores (its lists cut to 100 each). `writeJSON` writes
+    /// the same document in pieces, for a report of any length.
     package var jsonValue: JSONValue {
+        var members = leadingJSONMembers
+        if !conflicts.isEmpty {
+            members.append(JSONMember("conflicts", .array(conflicts.map(Self.conflictJSON))))
+        }
+        if !imageFailures.isEmpty {
+            members.append(JSONMember("imageFailures", .array(imageFailures.map(Self.imageFailureJSON))))
+        }
+        return .object(members + trailingJSONMembers)
+    }
+
+    /// The bytes `writer.string(jsonValue)` gives, handed to `write` in pieces as they are made:
+    /// the counts whole, then each conflict and image failure on its own. Why: a three-way sync
+    /// can report a conflict for every record, and `storectl sync --json` made the whole report
+    /// a `JSONValue` tree, then one text, then its bytes, each holding every conflict again
+    /// (hundreds of bytes a conflict on top of the report). Nothing but the piece being written
+    /// is held here.
+    package func writeJSON(_ writer: JSONWriter, to write: (String) throws -> Void) throws {
+        var object = JSONObjectWriter(writer)
+        for member in leadingJSONMembers { try write(object.member(member.key, member.value)) }
+        // Each list as `jsonValue` has it: left out when empty, else its elements in order.
+        func list<Element>(_ key: String, _ elements: [Element], _ json: (Element) -> JSONValue) throws {
+            guard !elements.isEmpty else { return }
+            try write(object.key(key))
+            var array = JSONArrayWriter(writer, depth: 1)
+            for element in elements { try write(array.element(json(element))) }
+            try write(array.end())
+        }
+        try list("conflicts", conflicts, Self.conflictJSON)
+        try list("imageFailures", imageFailures, Self.imageFailureJSON)
+        for member in trailingJSONMembers { try write(object.member(member.key, member.value)) }
+        try write(object.end())
+    }
+
+    /// The members before the lists: status, source, policy, every kind's counts, the images'.
+    private var leadingJSONMembers: [JSONMember] {
         func counts(_ c: Counts) -> JSONValue {
             .object([
                 "inserted": .integer(c.inserted), "updated": .integer(c.updated), "kept": .integer(c.kept),
@@ -139,35 +176,31 @@ public struct SyncReport: Sendable, Equatable {
         for kind in appKinds.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
             members.append(JSONMember(kind.plural, counts(appKinds[kind]!)))
         }
-        members += [
+        members.append(
             JSONMember(
                 "images",
                 .object([
                     "stored": .integer(images.stored), "alreadyCached": .integer(images.alreadyCached),
                     "downloaded": .integer(images.downloaded), "failed": .integer(images.failed),
                     "deleted": .integer(images.deleted),
-                ]))
-        ]
-        if !conflicts.isEmpty {
-            members.append(
-                JSONMember(
-                    "conflicts",
-                    .array(
-                        conflicts.map {
-                            .object(["kind": .string($0.kind.rawValue), "key": .string($0.key)])
-                        })))
-        }
-        if !imageFailures.isEmpty {
-            members.append(
-                JSONMember(
-                    "imageFailures",
-                    .array(
-                        imageFailures.map {
-                            .object(["url": .string($0.url), "reason": .string($0.reason)])
-                        })))
-        }
+                ])))
+        return members
+    }
+
+    /// The members after the lists, when there are any: the published feed's details, and why
+    /// the sync was not recorded.
+    private var trailingJSONMembers: [JSONMember] {
+        var members: [JSONMember] = []
         if let published { members.append(JSONMember("published", published.jsonValue)) }
         if let unrecorded { members.append(JSONMember("unrecorded", .string(unrecorded))) }
-        return .object(members)
+        return members
+    }
+
+    private static func conflictJSON(_ conflict: Change) -> JSONValue {
+        .object(["kind": .string(conflict.kind.rawValue), "key": .string(conflict.key)])
+    }
+
+    private static func imageFailureJSON(_ failure: ImageFailure) -> JSONValue {
+        .object(["url": .string(failure.url), "reason": .string(failure.reason)])
     }
 }
