@@ -36,6 +36,21 @@ struct SyncMemoryTests {
         return kilobytes * 1024
     }
 
+    /// A feed of `count` frameworks, `f-0`... ; with `step` above 0, every `step`-th one's name
+    /// is changed (synced three-way over the unchanged feed: a conflict each).
+    static func frameworks(_ count: Int, changingEvery step: Int) -> Data {
+        var data = Data(#"{"version": 1, "frameworks": ["#.utf8)
+        for index in 0..<count {
+            let name = step > 0 && index % step == 0 ? "changed" : "F"
+            data.append(
+                Data(
+                    #"\#(index == 0 ? "" : ","){"id": "f-\#(index)", "name": "\#(name)", "imageName": "f", "urlString": "u", "description": "d"}"#
+                        .utf8))
+        }
+        data.append(Data("]}".utf8))
+        return data
+    }
+
     @Test("an event held until the commit costs at most 225 bytes more than a framework")
     func eventsCostAboutWhatFrameworksDo() async throws {
         let storectl = try Storectl()
@@ -74,20 +89,8 @@ struct SyncMemoryTests {
     func conflictsAreWrittenAsTheyAreRendered() async throws {
         let storectl = try Storectl()
         let count = 200_000
-        func feed(changingEvery step: Int) -> Data {
-            var data = Data(#"{"version": 1, "frameworks": ["#.utf8)
-            for index in 0..<count {
-                let name = step > 0 && index % step == 0 ? "changed" : "F"
-                data.append(
-                    Data(
-                        #"\#(index == 0 ? "" : ","){"id": "f-\#(index)", "name": "\#(name)", "imageName": "f", "urlString": "u", "description": "d"}"#
-                            .utf8))
-            }
-            data.append(Data("]}".utf8))
-            return data
-        }
-        let original = try storectl.directory.write(feed(changingEvery: 0), to: "original.json")
-        let halfChanged = try storectl.directory.write(feed(changingEvery: 2), to: "half.json")
+        let original = try storectl.directory.write(Self.frameworks(count, changingEvery: 0), to: "original.json")
+        let halfChanged = try storectl.directory.write(Self.frameworks(count, changingEvery: 2), to: "half.json")
         expectSuccess(try await storectl.run(["sync", original, "--quiet"], timeout: 300))
         let copies = ["three-way", "keep-existing"].map { storectl.directory.path + "/\($0).sqlite" }
         for copy in copies { try FileManager.default.copyItem(atPath: storectl.db, toPath: copy) }
@@ -101,6 +104,32 @@ struct SyncMemoryTests {
             "SyncMemoryTests: \(count / 2) conflicts: three-way \(threeWay >> 20) MiB, keep-existing \(keepExisting >> 20) MiB: \(perConflict) bytes a conflict"
         )
         #expect(perConflict < 300, "three-way \(threeWay) bytes, keep-existing \(keepExisting) bytes at their peak")
+    }
+
+    /// `sync --json` writes its report as it serializes it, a conflict at a time, through the
+    /// buffer the text report is written through: it built the whole report as a `JSONValue`
+    /// tree, then one text, then that text's bytes, each holding every conflict again. The same
+    /// three-way sync as above, on two copies of the store: with `--json` against the text report
+    /// (itself written a line at a time), so the difference, per conflict, is what the JSON report
+    /// holds that the text does not.
+    @Test("a conflict reported as JSON costs at most 150 bytes more than as text")
+    func jsonConflictsAreWrittenAsTheyAreSerialized() async throws {
+        let storectl = try Storectl()
+        let count = 200_000
+        let original = try storectl.directory.write(Self.frameworks(count, changingEvery: 0), to: "original.json")
+        let halfChanged = try storectl.directory.write(Self.frameworks(count, changingEvery: 2), to: "half.json")
+        expectSuccess(try await storectl.run(["sync", original, "--quiet"], timeout: 300))
+        let copies = ["json", "text"].map { storectl.directory.path + "/\($0).sqlite" }
+        for copy in copies { try FileManager.default.copyItem(atPath: storectl.db, toPath: copy) }
+
+        let threeWay = ["sync", halfChanged, "--quiet", "--policy", "three-way"]
+        let json = try await Self.peakResidentBytes(storectl, threeWay + ["--json", "--db", copies[0]])
+        let text = try await Self.peakResidentBytes(storectl, threeWay + ["--db", copies[1]])
+        let perConflict = (json - text) / (count / 2)
+        print(
+            "SyncMemoryTests: \(count / 2) conflicts: --json \(json >> 20) MiB, text \(text >> 20) MiB: \(perConflict) bytes a conflict more as JSON"
+        )
+        #expect(perConflict < 150, "--json \(json) bytes, text \(text) bytes at their peak")
     }
 
     /// Images with inline data cross from the reader thread to the writer in batches cut by

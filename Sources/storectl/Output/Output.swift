@@ -34,11 +34,6 @@ enum Output {
         try write(Array((text.text + "\n").utf8), to: STDOUT_FILENO)
     }
 
-    /// `printJSON`, throwing as `tryPrint` does.
-    static func tryPrintJSON(_ value: JSONValue, pretty: Bool = true) throws {
-        try write(Array((JSONWriter(pretty: pretty).string(value) + "\n").utf8), to: STDOUT_FILENO)
-    }
-
     static func writeRaw(_ data: Data) {
         do {
             try write(data, to: STDOUT_FILENO)

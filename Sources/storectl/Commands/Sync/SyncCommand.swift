@@ -126,7 +126,7 @@ struct SyncRunCommand: AsyncParsableCommand {
         // (`| head`) still ends storectl by SIGPIPE, as it ends any program.
         var reportUnwritten = false
         do {
-            if json { try Output.tryPrintJSON(report.jsonValue) } else { try Self.write(report) }
+            if json { try Self.writeJSON(report) } else { try Self.write(report) }
         } catch {
             if report.status == .dryRun {
                 throw CLIError("sync from \(source) into \(path): the dry run's report could not be written: \(error)")
@@ -164,6 +164,18 @@ struct SyncRunCommand: AsyncParsableCommand {
             }
             if let published = published(report) { try output.writeLine(published) }
         }
+        try output.flush()
+    }
+
+    /// Writes the report as JSON to stdout as it is serialized, element by element: the bytes
+    /// `JSONWriter(pretty: true)` gives `report.jsonValue`, and a newline, as `write` writes
+    /// the text (a write that fails throws `stdout: REASON`). Why: the report was printed
+    /// whole, as a `JSONValue` tree, then one text, then its bytes, each holding every conflict
+    /// again (see `write`).
+    static func writeJSON(_ report: SyncReport) throws {
+        let output = BufferedOutput()
+        try report.writeJSON(JSONWriter(pretty: true)) { try output.write($0) }
+        try output.write("\n")
         try output.flush()
     }
 
