@@ -40,22 +40,18 @@ struct PublishedSegmentWriter {
             text.removeAll(keepingCapacity: true)
             return out.count <= limit
         }
-        func member(_ key: String) {
-            text += text.isEmpty && out.isEmpty ? "{" : ","
-            JSONWriter.writeString(key, into: &text)
-            text += ":"
-        }
+        // Laid out by the streamed writers, as `JSONWriter` lays out a whole value.
+        var document = JSONObjectWriter(writer)
         for (key, value) in [
             ("version", JSONValue.integer(2)), ("generation", .string(generation)), ("from", .integer(from)),
             ("to", .integer(to)),
         ] {
-            member(key)
-            writer.write(value, into: &text, indent: 1)
+            text += document.member(key, value)
         }
         var deleted: [[ExactKey]] = []
         for kind in kinds {
-            member(kind.plural)
-            var records = JSONArrayWriter(writer)
+            text += document.key(kind.plural)
+            var records = JSONArrayWriter(writer, depth: 1)
             var tombstones: [ExactKey] = []
             for key in (keys[kind] ?? []).sorted(by: PublishedSegment.precedes) {
                 guard let record = try value(kind, key.text) else {
@@ -68,20 +64,18 @@ struct PublishedSegmentWriter {
             text += records.end()
             deleted.append(tombstones)
         }
-        member("deleted")
-        text += "{"
-        for (index, (kind, tombstones)) in zip(kinds, deleted).enumerated() {
-            if index > 0 { text += "," }
-            JSONWriter.writeString(kind.plural, into: &text)
-            text += ":"
-            var keys = JSONArrayWriter(writer)
+        text += document.key("deleted")
+        var deletions = JSONObjectWriter(writer, depth: 1)
+        for (kind, tombstones) in zip(kinds, deleted) {
+            text += deletions.key(kind.plural)
+            var keys = JSONArrayWriter(writer, depth: 2)
             for key in tombstones {
                 text += keys.element(.string(key.text))
                 guard flush() else { return .oversized(bytesWritten: out.count) }
             }
             text += keys.end()
         }
-        text += "}}\n"
+        text += deletions.end() + document.end() + "\n"
         guard flush() else { return .oversized(bytesWritten: out.count) }
         return .fits(out)
     }
