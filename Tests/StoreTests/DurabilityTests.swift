@@ -127,9 +127,10 @@ struct DurabilityTests {
             var options = Database.OpenOptions()
             options.busyTimeout = .milliseconds(200)
             let other = try Database(path: directory.databasePath, options: options)
-            // The writer's wait for writers that stopped coming lasts at most 5 ms.
+            // The writer's wait for writers that stopped coming lasts at most 5 ms; tries for
+            // minutes all the same (a loaded machine may not run the writer's thread for seconds).
             var took = false
-            for _ in 0..<50 where !took {
+            for _ in 0..<600 where !took {
                 took = (try? other.execute("BEGIN IMMEDIATE TRANSACTION")) != nil
                 if !took { try await Task.sleep(for: .milliseconds(20)) }
             }
@@ -151,11 +152,15 @@ struct DurabilityTests {
     /// lock that early BEGIN used to wait the busy timeout (a minute) with nothing to stop it: a
     /// write cancelled meanwhile was answered, but `close()` waited behind it. It now does not
     /// wait; the batch waits for the lock only once it holds writes, and stops when they are
-    /// cancelled. The other connection keeps the lock until the close has returned (or 30 s).
+    /// cancelled. The other connection keeps the lock until the close has returned (or 240 s:
+    /// the store's busy timeout is 600 s here, so a close that waited it out still fails, and a
+    /// loaded machine has minutes).
     @Test("a gathering batch's early BEGIN never waits for another process's lock: close() returns while it is held")
     func earlyBeginDoesNotWaitForTheLock() async throws {
         try await withTemporaryDirectory { directory throws in
-            let store = try await Store.open(at: directory.databasePath, configuration: Self.configuration(.full))
+            var configuration = Self.configuration(.full)
+            configuration.busyTimeout = .seconds(600)
+            let store = try await Store.open(at: directory.databasePath, configuration: configuration)
             var options = Database.OpenOptions()
             options.busyTimeout = .milliseconds(100)
             let other = try Database(path: directory.databasePath, options: options)
@@ -170,7 +175,7 @@ struct DurabilityTests {
                 await store.close()
                 closed.withLock { $0 = true }
             }
-            for _ in 0..<600 where !closed.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
+            for _ in 0..<4_800 where !closed.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
             #expect(closed.withLock { $0 }, "close() returned while another connection held the write lock")
             try other.execute("ROLLBACK TRANSACTION")
             other.close()
