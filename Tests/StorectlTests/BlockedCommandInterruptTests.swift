@@ -44,7 +44,7 @@ struct BlockedCommandInterruptTests {
         process.send(signal)
         // A bound that only stops a hang: the first signal used to be ignored for good (and the
         // watchdog is out of reach: `noGrace`).
-        let status = await process.waitForExit(within: .seconds(60))
+        let status = await process.waitForExit(within: .seconds(240))
         if status == nil { process.send(SIGKILL) }
         return status
     }

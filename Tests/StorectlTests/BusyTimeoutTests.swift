@@ -123,7 +123,7 @@ struct BusyTimeoutTests {
         try await Task.sleep(for: .seconds(1))
         #expect(add.exitStatus == nil, "SIGINT stopped a command that was started with it ignored: \(add.stderr)")
         await holder.release()
-        let status = await add.waitForExit(within: .seconds(60))
+        let status = await add.waitForExit(within: .seconds(240))
         await add.stop()
         #expect(status == 0, "\(add.stderr)")
         #expect(try await sqlite3(storectl.db, "SELECT id FROM frameworks") == "bg")

@@ -46,7 +46,7 @@ struct ExportInterruptTests {
         #expect(writing)
         try #require(export.exitStatus == nil, "the export ended before it could be interrupted (it pauses): \(export.stderr)")
         for signal in signals { export.send(signal) }
-        let status = await export.waitForExit(within: .seconds(120))
+        let status = await export.waitForExit(within: .seconds(240))
         #expect(signals.map { 128 + $0 }.contains(status ?? -1), "\(String(describing: status)): \(export.stderr)")
         // One signal: the export winds down and says what is left (two: it exits at once).
         if signals.count == 1 {

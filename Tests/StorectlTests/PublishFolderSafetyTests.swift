@@ -97,7 +97,7 @@ struct PublishFolderSafetyTests {
         #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
         let waiting = try await cli.start(
             ["--db", "src.sqlite", "publish", folder, "--json"], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
-        let waits = await waiting.wait(within: .seconds(120)) { $0.stderr.contains("waiting for the lock") }
+        let waits = await waiting.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
         #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
         // Meanwhile a commit, and the lock's holder publishes it (head 2): as another publish
         // would, through a copy of the folder, its new files and manifest put in place.
@@ -112,7 +112,7 @@ struct PublishFolderSafetyTests {
         let manifest = try Data(contentsOf: URL(fileURLWithPath: copy + "/manifest.json"))
         try manifest.write(to: URL(fileURLWithPath: folder + "/manifest.json"), options: .atomic)
         close(descriptor)
-        #expect(await waiting.waitForExit(within: .seconds(120)) == 0, "\(waiting.stderr)")
+        #expect(await waiting.waitForExit(within: .seconds(240)) == 0, "\(waiting.stderr)")
         // B read the store once it held the lock: the folder already has it all. (Reading it
         // before, it saw the manifest ahead of its snapshot and published the older state as a
         // new generation: clients read it whole, and lost the change.)
@@ -136,10 +136,10 @@ struct PublishFolderSafetyTests {
         let publish = try await cli.start(
             ["--db", "src.sqlite", "publish", folder],
             environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1", "STORECTL_TEST_INTERRUPT_GRACE": "600"])
-        let waits = await publish.wait(within: .seconds(120)) { $0.stderr.contains("waiting for the lock") }
+        let waits = await publish.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
         #expect(waits, "the publish did not wait for the lock: \(publish.stderr)")
         publish.send(SIGTERM)
-        #expect(await publish.waitForExit(within: .seconds(120)) == 143, "\(publish.stderr)")
+        #expect(await publish.waitForExit(within: .seconds(240)) == 143, "\(publish.stderr)")
         #expect(
             publish.stderr.contains("publish into \(folder) interrupted; the folder keeps its previous manifest"),
             "\(publish.stderr)")

@@ -44,11 +44,11 @@ struct RestoreUnderOpenStoreTests {
         let backupPath = cli.directory.file("backup.sqlite")
         let backup = try await Self.makeBackup(cli, at: backupPath)
         let watch = try await cli.start(["watch"])
-        #expect(await watch.wait(within: .seconds(60)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
+        #expect(await watch.wait(within: .seconds(240)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
         try await Self.addEvent(cli, "during-watch") // in the -wal: the watch has the store open
         try FileManager.default.copyItem(atPath: backupPath, toPath: cli.db + ".restoring")
         #expect(rename(cli.db + ".restoring", cli.db) == 0)
-        let status = await watch.waitForExit(within: .seconds(60))
+        let status = await watch.waitForExit(within: .seconds(240))
         await watch.stop()
         #expect(status == 1, "\(watch.stderr)")
         #expect(watch.stderr.contains("the store \(cli.db) was removed or replaced while watched"), "\(watch.stderr)")
@@ -68,11 +68,11 @@ struct RestoreUnderOpenStoreTests {
         let link = cli.directory.file("link.sqlite")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: cli.db)
         let watch = try await cli.start(["--db", link, "watch"])
-        #expect(await watch.wait(within: .seconds(60)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
+        #expect(await watch.wait(within: .seconds(240)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
         try await Self.addEvent(cli, "during-watch") // in the -wal: the watch has the store open
         try FileManager.default.copyItem(atPath: backupPath, toPath: cli.db + ".restoring")
         #expect(rename(cli.db + ".restoring", cli.db) == 0)
-        let status = await watch.waitForExit(within: .seconds(60))
+        let status = await watch.waitForExit(within: .seconds(240))
         await watch.stop()
         #expect(status == 1, "\(watch.stderr)")
         #expect(watch.stderr.contains("was removed or replaced while watched"), "\(watch.stderr)")
@@ -134,7 +134,7 @@ struct RestoreUnderOpenStoreTests {
         let backupPath = cli.directory.file("backup.sqlite")
         _ = try await Self.makeBackup(cli, at: backupPath)
         let watch = try await cli.start(["watch"])
-        #expect(await watch.wait(within: .seconds(60)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
+        #expect(await watch.wait(within: .seconds(240)) { $0.stderr.contains("watching") || $0.exitStatus != nil })
         let holder = try await ScriptProcess.start(
             python: """
                 import sqlite3, sys
@@ -146,7 +146,7 @@ struct RestoreUnderOpenStoreTests {
         #expect(holder.firstLine == "open")
         try FileManager.default.copyItem(atPath: backupPath, toPath: cli.db + ".restoring")
         #expect(rename(cli.db + ".restoring", cli.db) == 0)
-        let status = await watch.waitForExit(within: .seconds(60))
+        let status = await watch.waitForExit(within: .seconds(240))
         await watch.stop()
         #expect(status == 1, "\(watch.stderr)")
         #expect(watch.stderr.contains("warning"), "\(watch.stderr)")

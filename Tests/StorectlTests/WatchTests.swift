@@ -308,12 +308,12 @@ final class Watcher: @unchecked Sendable {
     /// The complete lines printed so far.
     var completeLines: [String] { process.completeLines }
 
-    func waitForStderr(containing text: String, within seconds: Double = 60) async -> Bool {
+    func waitForStderr(containing text: String, within seconds: Double = 240) async -> Bool {
         await process.wait(within: .seconds(seconds)) { $0.stderr.contains(text) }
     }
 
     /// Waits for `count` more lines than were taken before.
-    func lines(count: Int, within seconds: Double = 60) async throws -> [String] {
+    func lines(count: Int, within seconds: Double = 240) async throws -> [String] {
         let needed = taken + count
         let ok = await process.wait(within: .seconds(seconds)) { $0.completeLines.count >= needed || $0.exitStatus != nil }
         let lines = completeLines
@@ -336,7 +336,7 @@ final class Watcher: @unchecked Sendable {
     }
 
     /// Waits for `count` JSON lines after those already taken.
-    func jsonLines(count: Int, within seconds: Double = 60) async throws -> [WatchTests.Line] {
+    func jsonLines(count: Int, within seconds: Double = 240) async throws -> [WatchTests.Line] {
         let needed = taken + count
         let ok = await process.wait(within: .seconds(seconds)) {
             ((try? Self.jsonLines($0.completeLines).count) ?? 0) >= needed || $0.exitStatus != nil
@@ -354,8 +354,9 @@ final class Watcher: @unchecked Sendable {
     /// Sends `signal` and waits for the exit.
     func signal(_ number: Int32) async throws -> WatcherExit {
         process.send(number)
-        guard let status = await process.waitForExit(within: .seconds(60)) else {
-            throw WatcherTimeout(description: "still running 60 s after signal \(number); stdout:\n\(stdout)\nstderr:\n\(stderr)")
+        guard let status = await process.waitForExit(within: .seconds(240)) else {
+            throw WatcherTimeout(
+                description: "still running 240 s after signal \(number); stdout:\n\(stdout)\nstderr:\n\(stderr)")
         }
         return WatcherExit(status: status, stdout: stdout, stderr: stderr)
     }

@@ -108,13 +108,13 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Waits until `condition` holds for the output so far (checked at once and after each
     /// chunk of output and at the exit); false if it does not within `limit`.
     public func wait(
-        within limit: Duration = .seconds(60), until condition: @escaping @Sendable (BackgroundProcess) -> Bool
+        within limit: Duration = .seconds(240), until condition: @escaping @Sendable (BackgroundProcess) -> Bool
     ) async -> Bool {
         await output.wait(within: limit) { condition(self) }
     }
 
     /// Waits for the exit; its status, or nil if it still runs after `limit`.
-    public func waitForExit(within limit: Duration = .seconds(60)) async -> Int32? {
+    public func waitForExit(within limit: Duration = .seconds(240)) async -> Int32? {
         _ = await output.wait(within: limit) { self.exitStatus != nil }
         return exitStatus
     }

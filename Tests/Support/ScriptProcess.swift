@@ -20,7 +20,7 @@ public final class ScriptProcess: Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
         let (executable, prefix) = python.map { ($0, [String]()) } ?? ("/usr/bin/env", ["python3"])
         let process = try await ProcessRunner.start(executable, prefix + ["-c", script] + arguments)
-        let printed = await process.wait(within: .seconds(60)) { $0.stdout.contains("\n") || $0.exitStatus != nil }
+        let printed = await process.wait(within: .seconds(240)) { $0.stdout.contains("\n") || $0.exitStatus != nil }
         let line = process.stdout.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         guard printed, !line.isEmpty else {
             await process.stop()

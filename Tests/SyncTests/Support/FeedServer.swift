@@ -43,7 +43,7 @@ final class FeedServer: Sendable {
         let (python, prefix) = python3
         let process = try await ProcessRunner.start(
             python, prefix + [script.path, "--root", directory.path, "--lifetime", String(lifetime)])
-        let printed = await process.wait(within: .seconds(60)) { $0.stdout.contains("\n") || $0.exitStatus != nil }
+        let printed = await process.wait(within: .seconds(240)) { $0.stdout.contains("\n") || $0.exitStatus != nil }
         let text = process.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard printed, let port = Int(text), (1...65535).contains(port) else {
             await process.stop()
