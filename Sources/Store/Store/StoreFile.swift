@@ -57,18 +57,9 @@ enum StoreFile {
 
     /// Whether the file at `path` is a SQLite database in WAL mode: its header's write and read
     /// versions (bytes 18 and 19) are 2 (https://sqlite.org/fileformat2.html#file_format_version_numbers).
-    /// (A regular file only, opened without blocking: a FIFO there is no database.) Read as
-    /// `checkHeader` reads, through a descriptor parked on the file or one parked after: closing
-    /// a descriptor of a file another store of this process has open drops that store's locks.
     private static func isInWALMode(_ path: String) -> Bool {
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size >= 20 else { return false }
-        let descriptor = OpenDatabaseFiles.borrowParked(path: path) ?? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { OpenDatabaseFiles.close(descriptor) }
-        var header = [UInt8](repeating: 0, count: 20)
-        guard pread(descriptor, &header, 20, 0) == 20 else { return false }
-        return header[18] == 2 && header[19] == 2
+        guard let header = header(of: path, count: 20), header.bytes.count == 20 else { return false }
+        return header.bytes[18] == 2 && header.bytes[19] == 2
     }
 
     /// Refuses a store SQLite could not open, naming why, before SQLite says "unable to open
@@ -158,28 +149,38 @@ enum StoreFile {
     /// known only by the identity of the file opened, and a store may open it between that look
     /// and the close; parking decides with the registry locked.)
     static func checkHeader(_ path: String) throws {
-        // A descriptor parked on this very file (another store of this process has it open)
-        // is read again rather than a new one opened and parked too: a store opened and closed
-        // over and over beside a long-lived one would otherwise park one descriptor per open.
-        let descriptor = OpenDatabaseFiles.borrowParked(path: path) ?? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return } // SQLite will say why
-        defer { OpenDatabaseFiles.close(descriptor) }
-        var status = stat()
-        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+        guard let header = header(of: path, count: 16) else { return } // SQLite will say why
+        if !header.isRegular {
             throw StoreError.cannotOpen(path: path, reason: "it is not a regular file (a FIFO, a device or a socket)")
         }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var count = 0
-        while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + count, $0.count - count, off_t(count)) }
-            if read < 0, errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-        }
-        let header = Data(bytes[..<count])
-        if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
+        if !header.bytes.isEmpty, header.bytes != Array("SQLite format 3\0".utf8) {
             throw StoreError.notAStore(path: path, reason: "it is not a SQLite database")
         }
+    }
+
+    /// The first `count` bytes of the file at `path` (fewer if it is shorter), nil if it cannot
+    /// be opened; nothing is read of anything but a regular file (`isRegular` false). Opened
+    /// without blocking (a FIFO's open waited for a writer forever). A descriptor parked on this
+    /// very file (another store of this process has it open) is read again rather than a new one
+    /// opened and parked too: a store opened and closed over and over beside a long-lived one
+    /// would otherwise park one descriptor per open. And it is closed through
+    /// `OpenDatabaseFiles`: closing a descriptor of a file another store of this process has
+    /// open drops that store's locks.
+    private static func header(of path: String, count: Int) -> (bytes: [UInt8], isRegular: Bool)? {
+        let descriptor = OpenDatabaseFiles.borrowParked(path: path) ?? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { OpenDatabaseFiles.close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFREG { return ([], false) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var read = 0
+        while read < count {
+            let result = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + read, $0.count - read, off_t(read)) }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { break }
+            read += result
+        }
+        return (Array(bytes[..<read]), true)
     }
 
     /// Throws `StoreError.notAStore` unless `database` is a store, a store of an earlier
