@@ -76,6 +76,33 @@ struct PublishTests {
         #expect((Self.json(synced)["images"] as? [String: Any])?["stored"] as? Int == 3, "\(synced.stdout)")
     }
 
+    /// `--page-bytes` sets the snapshot pages' bound (`PublishOptions.snapshotPageBytes`), as
+    /// `export --page-bytes` does for an export's pages: 40 frameworks of about 300 bytes, 10,000
+    /// to a page by count, are several pages under 2 KiB; the folder syncs back whole.
+    @Test("--page-bytes ends snapshot pages at that size; the folder syncs back to the same records")
+    func pageBytesBoundsSnapshotPages() async throws {
+        let cli = try Storectl()
+        try await Self.source(cli, frameworks: 40)
+        let folder = cli.directory.path + "/published"
+        let published = try await cli.run(["--db", "src.sqlite", "publish", folder, "--page-bytes", "2KiB"])
+        #expect(published.status == 0, "\(published)")
+        func pageSizes(_ folder: String) throws -> [Int] {
+            let files = ((try Self.manifest(folder)["snapshot"] as? [String: Any])?["files"] as? [[String: Any]]) ?? []
+            return files.compactMap { $0["size"] as? Int }
+        }
+        let sizes = try pageSizes(folder)
+        #expect(sizes.count >= 4, "\(sizes)")
+        #expect(sizes.allSatisfy { $0 <= 2_048 + 600 }, "\(sizes)")
+        // Without it, the default bound (32 MiB) and 10,000 records a page: fewer, larger pages.
+        let whole = cli.directory.path + "/whole"
+        #expect(try await cli.run(["--db", "src.sqlite", "publish", whole]).status == 0)
+        let wholeSizes = try pageSizes(whole)
+        #expect(wholeSizes.count < sizes.count && wholeSizes.contains { $0 > 2_048 + 600 }, "\(wholeSizes)")
+        let synced = try await cli.run(["--db", "dst.sqlite", "sync", folder, "--quiet"])
+        #expect(synced.status == 0, "\(synced)")
+        #expect(try await Self.export(cli, "dst.sqlite") == (try await Self.export(cli, "src.sqlite")))
+    }
+
     /// A segment is fetched whole: one larger than a client's cap on a file (`--max-bytes`)
     /// refused the manifest, for a client with a cursor and one without alike (twenty 20 MB
     /// images added in one publish made a 533 MB segment). A publish whose segment would be over

@@ -68,6 +68,8 @@ struct UsageErrorTests {
             (["export", "--out", folder, "--page-size", "5", "--page-bytes", "-1"], "--page-bytes"),
             (["export", "--out", folder, "--page-size", "5", "--page-bytes", "0"], "--page-bytes: must be at least 1 byte"),
             (["export", "--out", folder, "--page-bytes", "1KiB"], "--page-bytes needs --page-size"),
+            (["publish", folder, "--page-bytes", "0"], "--page-bytes: must be at least 1 byte"),
+            (["publish", folder, "--page-bytes", "-1"], "--page-bytes"),
             (["history", "--limit", "-3"], "must be at least 1"),
             (["sync", folder, "--timeout", "-3"], "must be at least 1 second"),
             (["sync", folder, "--max-bytes", "-3"], "'-3'"),

@@ -26,8 +26,14 @@ struct PublishCommand: AsyncParsableCommand {
     var graceSeconds: Int = 3600
     @Option(
         name: .customLong("page-size"), parsing: .unconditional,
-        help: "Records per snapshot page (a page also ends at about 32 MiB).") var pageSize: Int =
+        help: "Records per snapshot page (a page also ends at --page-bytes).") var pageSize: Int =
             10_000
+    @Option(
+        name: .customLong("page-bytes"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The most bytes of a snapshot page, about: bytes, or with KiB, MiB or GiB (default: 32MiB); a record larger than that has a page of its own.",
+            valueName: "size"))
+    var pageBytes: ByteSize?
     @Option(
         name: .customLong("segment-bytes"), parsing: .unconditional,
         help: ArgumentHelp(
@@ -41,6 +47,7 @@ struct PublishCommand: AsyncParsableCommand {
         if graceSeconds < 0 { throw ValidationError("--grace-seconds: must not be negative") }
         if pageSize < 1 { throw ValidationError("--page-size: must be at least 1") }
         if let segmentBytes, segmentBytes.bytes < 1 { throw ValidationError("--segment-bytes: must be at least 1 byte") }
+        if let pageBytes, pageBytes.bytes < 1 { throw ValidationError("--page-bytes: must be at least 1 byte") }
     }
 
     func run() async throws {
@@ -54,6 +61,7 @@ struct PublishCommand: AsyncParsableCommand {
         options.gracePeriod = TimeInterval(graceSeconds)
         options.snapshotPageSize = pageSize
         if let segmentBytes { options.segmentBytes = segmentBytes.bytes }
+        if let pageBytes { options.snapshotPageBytes = pageBytes.bytes }
         let url = URL(fileURLWithPath: folder)
         let report: PublishReport
         do {
