@@ -85,6 +85,19 @@ struct DiskFailureTests {
             }
         }
 
+        /// Runs `body` with `path` denied (`deny`), and allows it again afterwards, whatever
+        /// `body` does.
+        func whileDenied(_ path: String, _ body: () async throws -> Void) async throws {
+            try await deny(path)
+            do {
+                try await body()
+            } catch {
+                await allow(path)
+                throw error
+            }
+            await allow(path)
+        }
+
         /// Undoes `deny` (also so that the temporary folder can be removed).
         func allow(_ path: String) async {
             switch self {
@@ -129,8 +142,7 @@ struct DiskFailureTests {
         _ = setMode(feed, 0o644)
 
         denial.prepare([folder, db, db + "-wal", db + "-shm"])
-        try await denial.deny(db)
-        do {
+        try await denial.whileDenied(db) {
             if denial != .nobody {
                 // The premise: this process cannot open the file for writing any more.
                 let descriptor = open(db, O_WRONLY)
@@ -158,11 +170,7 @@ struct DiskFailureTests {
             let list = try await denial.run(storectl, ["--db", db, "frameworks", "list", "--json"])
             expectSuccess(list)
             if list.succeeded { #expect(try JSON.array(list.stdout).count == 16) }
-        } catch {
-            await denial.allow(db)
-            throw error
         }
-        await denial.allow(db)
 
         #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
         #expect(try await sqlite3(db, "PRAGMA integrity_check") == "ok")
@@ -182,8 +190,7 @@ struct DiskFailureTests {
         _ = setMode(storectl.directory.path, 0o755)
         _ = setMode(feed, 0o644)
 
-        try await denial.deny(folder)
-        do {
+        try await denial.whileDenied(folder) {
             for arguments in [
                 ["frameworks", "list"], ["migrate"], ["sync", feed],
                 ["events", "add", "--id", "e", "--title", "T", "--date", "2026-06-09"],
@@ -196,11 +203,7 @@ struct DiskFailureTests {
                         || stderr.contains("read-only") || (arguments[0] == "frameworks" && stderr.contains("does not exist")),
                     "\(result)")
             }
-        } catch {
-            await denial.allow(folder)
-            throw error
         }
-        await denial.allow(folder)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "something was created in \(folder)")
     }
 
@@ -216,8 +219,7 @@ struct DiskFailureTests {
         _ = setMode(storectl.directory.path, 0o755)
 
         denial.prepare([folder, db])
-        try await denial.deny(folder)
-        do {
+        try await denial.whileDenied(folder) {
             for arguments in [["frameworks", "list", "--json"], ["frameworks", "delete", "app-clip"]] {
                 let result = try await denial.run(storectl, ["--db", db] + arguments)
                 // Named: the store, the folder, and the two files SQLite could not create (it used
@@ -226,11 +228,7 @@ struct DiskFailureTests {
                 #expect(result.stderr.contains("is not writable"), "\(result)")
                 #expect(result.stdout.isEmpty, "\(result)")
             }
-        } catch {
-            await denial.allow(folder)
-            throw error
         }
-        await denial.allow(folder)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["store.sqlite"])
         #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
     }
@@ -248,15 +246,10 @@ struct DiskFailureTests {
         let db = alias + "/store.sqlite"
         _ = setMode(storectl.directory.path, 0o755)
         denial.prepare([folder, folder + "/store.sqlite"])
-        try await denial.deny(folder)
-        do {
+        try await denial.whileDenied(folder) {
             let result = try await denial.run(storectl, ["--db", db, "frameworks", "list", "--json"])
             expectFailure(result, status: 1, mentioning: ["its folder \(alias) is not writable"])
-        } catch {
-            await denial.allow(folder)
-            throw error
         }
-        await denial.allow(folder)
     }
 
     /// SQLite puts the -wal and -shm beside the file a symbolic link names, after that file's
@@ -279,33 +272,23 @@ struct DiskFailureTests {
 
         // The store's folder cannot be written, the link's can: refused, naming the store's folder.
         denial.prepare([folder, db, links])
-        try await denial.deny(folder)
-        do {
+        try await denial.whileDenied(folder) {
             let result = try await denial.run(storectl, list)
             expectFailure(
                 result, status: 1, mentioning: [link, realFolder, "is not writable", "store.sqlite-wal", "store.sqlite-shm"])
             #expect(!result.stderr.contains("SQLite error"), "\(result)")
             #expect(result.stdout.isEmpty, "\(result)")
-        } catch {
-            await denial.allow(folder)
-            throw error
         }
-        await denial.allow(folder)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["store.sqlite"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["link.sqlite"])
 
         // The link's folder cannot be written, the store's can: it opens.
         denial.prepare([folder, db, links])
-        try await denial.deny(links)
-        do {
+        try await denial.whileDenied(links) {
             let result = try await denial.run(storectl, list)
             expectSuccess(result)
             if result.succeeded { #expect(try JSON.array(result.stdout).count == 16) }
-        } catch {
-            await denial.allow(links)
-            throw error
         }
-        await denial.allow(links)
         #expect(try FileManager.default.contentsOfDirectory(atPath: links) == ["link.sqlite"])
         #expect(sameBytes(try await export(storectl, db: db), before), "the store changed")
     }
