@@ -125,7 +125,7 @@ struct ChangeLogTable {
     /// made in one buffer: a flat guess of 24 bytes a change was a third of an event's element,
     /// and growing the buffer by doubling held two copies at once (a sync of 1,000,000 events
     /// logs about 80 MB: 48 MB and 96 MB side by side at its commit).
-    private static func estimatedSize(of changes: ChangeList) -> Int {
+    static func estimatedSize(of changes: ChangeList) -> Int {
         var size = 64
         changes.forEachChange { _, kind, key, operation, dates in
             size += key.utf8.count + 3 // quotes and a comma
