@@ -14,34 +14,23 @@
 /// output.write(Data(array.end().utf8))
 /// ```
 public struct JSONArrayWriter: Sendable {
-    private let writer: JSONWriter
-    /// How deep the array is nested: 0 for a document of its own, 1 for a member of the
-    /// top-level object, and so on.
-    private let depth: Int
-    private var isEmpty = true
+    private var pieces: JSONContainerPieces
 
-    /// An array in `writer`'s layout (pretty by default), nested `depth` levels deep.
+    /// An array in `writer`'s layout (pretty by default), nested `depth` levels deep: 0 for a
+    /// document of its own, 1 for a member of the top-level object, and so on.
     public init(_ writer: JSONWriter = JSONWriter(), depth: Int = 0) {
-        self.writer = writer
-        self.depth = depth
+        pieces = JSONContainerPieces(writer, depth: depth, opening: "[", closing: "]")
     }
 
     /// The text of the next element, with what comes before it: the opening bracket before the
     /// first, a comma before each later one, and (pretty) the newline and indentation.
     public mutating func element(_ value: JSONValue) -> String {
-        var out = isEmpty ? "[" : ","
-        isEmpty = false
-        writer.newline(&out, depth + 1)
-        writer.write(value, into: &out, indent: depth + 1)
+        var out = pieces.beforeItem()
+        pieces.writer.write(value, into: &out, indent: pieces.depth + 1)
         return out
     }
 
     /// The text that closes the array: `[]` when no element was written, else (pretty) a
     /// newline and the closing bracket. Without a final newline, as `JSONWriter.string`.
-    public func end() -> String {
-        if isEmpty { return "[]" }
-        var out = ""
-        writer.newline(&out, depth)
-        return out + "]"
-    }
+    public func end() -> String { pieces.end() }
 }

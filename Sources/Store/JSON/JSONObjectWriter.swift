@@ -17,21 +17,18 @@
 /// write(object.end())
 /// ```
 public struct JSONObjectWriter: Sendable {
-    private let writer: JSONWriter
-    /// How deep the object is nested: 0 for a document of its own.
-    private let depth: Int
-    private var isEmpty = true
+    private var pieces: JSONContainerPieces
 
-    /// An object in `writer`'s layout (pretty by default), nested `depth` levels deep.
+    /// An object in `writer`'s layout (pretty by default), nested `depth` levels deep: 0 for a
+    /// document of its own.
     public init(_ writer: JSONWriter = JSONWriter(), depth: Int = 0) {
-        self.writer = writer
-        self.depth = depth
+        pieces = JSONContainerPieces(writer, depth: depth, opening: "{", closing: "}")
     }
 
     /// The text of the next member, with what comes before it (see `key(_:)`).
     public mutating func member(_ key: String, _ value: JSONValue) -> String {
         var out = self.key(key)
-        writer.write(value, into: &out, indent: depth + 1)
+        pieces.writer.write(value, into: &out, indent: pieces.depth + 1)
         return out
     }
 
@@ -39,21 +36,14 @@ public struct JSONObjectWriter: Sendable {
     /// nested `depth + 1` levels deep: the opening brace before the first member, a comma before
     /// each later one, (pretty) the newline and indentation, then the key and its colon.
     public mutating func key(_ key: String) -> String {
-        var out = isEmpty ? "{" : ","
-        isEmpty = false
-        writer.newline(&out, depth + 1)
+        var out = pieces.beforeItem()
         JSONWriter.writeString(key, into: &out)
-        out += writer.pretty ? ": " : ":"
+        out += pieces.writer.pretty ? ": " : ":"
         return out
     }
 
     /// The text that closes the object: `{}` when no member was written, else (pretty) a
     /// newline, the indentation and the closing brace. Without a final newline, as
     /// `JSONWriter.string`.
-    public func end() -> String {
-        if isEmpty { return "{}" }
-        var out = ""
-        writer.newline(&out, depth)
-        return out + "}"
-    }
+    public func end() -> String { pieces.end() }
 }

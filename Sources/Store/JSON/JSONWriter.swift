@@ -50,7 +50,8 @@ public struct JSONWriter: Sendable {
     }
 
     /// Pretty: a line break and `indent` levels of indentation. Compact: nothing. (The streamed
-    /// writers, `JSONArrayWriter` and `JSONObjectWriter`, lay out their pieces with it too.)
+    /// writers, `JSONArrayWriter` and `JSONObjectWriter`, lay out their pieces with it too, through
+    /// `JSONContainerPieces`.)
     func newline(_ out: inout String, _ indent: Int) {
         guard pretty else { return }
         out += "\n"
