@@ -20,12 +20,12 @@ struct PublishedSegmentWriterTests {
     ]
 
     /// What the writer gives for `segment`'s changes, their values read from it.
-    static func written(_ segment: PublishedSegment, limit: Int) throws -> PublishedSegmentWriter.Outcome {
+    static func written(_ segment: PublishedSegment, limit: Int) -> PublishedSegmentWriter.Outcome {
         var keys: [RecordKind: Set<ExactKey>] = [:]
         for (kind, values) in segment.records { keys[kind, default: []].formUnion(values.keys) }
         for (kind, deleted) in segment.deleted { keys[kind, default: []].formUnion(deleted) }
         let writer = PublishedSegmentWriter(generation: "g-1", from: 3, to: 3, kinds: kinds, limit: limit)
-        return try writer.write(keys: keys) { kind, key in segment.records[kind]?[ExactKey(key)] }
+        return writer.write(keys: keys) { kind, key in segment.records[kind]?[ExactKey(key)] }
     }
 
     @Test("the same bytes as the whole-segment encoder, and over the bound exactly when its document is")
@@ -55,15 +55,15 @@ struct PublishedSegmentWriterTests {
 
         for segment in segments {
             let expected = segment.encoded(generation: "g-1", from: 3, to: 3, kinds: Self.kinds)
-            #expect(try Self.written(segment, limit: .max) == .fits(expected))
-            #expect(try Self.written(segment, limit: expected.count) == .fits(expected))
-            let over = try Self.written(segment, limit: expected.count - 1)
+            #expect(Self.written(segment, limit: .max) == .fits(expected))
+            #expect(Self.written(segment, limit: expected.count) == .fits(expected))
+            let over = Self.written(segment, limit: expected.count - 1)
             guard case .oversized(let bytes) = over else {
                 Issue.record("\(expected.count) bytes fit under \(expected.count - 1)")
                 continue
             }
             #expect(bytes > expected.count - 1 && bytes <= expected.count)
-            if case .oversized(let bytes) = try Self.written(segment, limit: expected.count / 2) {
+            if case .oversized(let bytes) = Self.written(segment, limit: expected.count / 2) {
                 #expect(bytes > expected.count / 2)
             } else {
                 Issue.record("fits under half its size")
