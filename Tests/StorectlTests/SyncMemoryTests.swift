@@ -69,6 +69,20 @@ struct SyncMemoryTests {
         return data
     }
 
+    /// `count` frameworks synced into `storectl`'s store, then copied to one store per name in
+    /// `copies` (their paths, in order); and the path of a feed of the same frameworks, every
+    /// other one renamed: synced three-way into a copy, a conflict each.
+    static func storesToConflictWith(
+        _ storectl: Storectl, _ count: Int, copies names: [String]
+    ) async throws -> (halfChanged: String, copies: [String]) {
+        let original = try storectl.directory.write(Self.frameworks(count, changingEvery: 0), to: "original.json")
+        let halfChanged = try storectl.directory.write(Self.frameworks(count, changingEvery: 2), to: "half.json")
+        expectSuccess(try await storectl.run(["sync", original, "--quiet"], timeout: 300))
+        let copies = names.map { storectl.directory.path + "/\($0).sqlite" }
+        for copy in copies { try FileManager.default.copyItem(atPath: storectl.db, toPath: copy) }
+        return (halfChanged, copies)
+    }
+
     @Test("an event held until the commit costs at most 130 bytes more than a framework")
     func eventsCostAboutWhatFrameworksDo() async throws {
         let storectl = try Storectl()
@@ -109,11 +123,7 @@ struct SyncMemoryTests {
     func conflictsAreWrittenAsTheyAreRendered() async throws {
         let storectl = try Storectl()
         let count = 200_000
-        let original = try storectl.directory.write(Self.frameworks(count, changingEvery: 0), to: "original.json")
-        let halfChanged = try storectl.directory.write(Self.frameworks(count, changingEvery: 2), to: "half.json")
-        expectSuccess(try await storectl.run(["sync", original, "--quiet"], timeout: 300))
-        let copies = ["three-way", "keep-existing"].map { storectl.directory.path + "/\($0).sqlite" }
-        for copy in copies { try FileManager.default.copyItem(atPath: storectl.db, toPath: copy) }
+        let (halfChanged, copies) = try await Self.storesToConflictWith(storectl, count, copies: ["three-way", "keep-existing"])
 
         let threeWay = try await Self.peakResidentBytes(
             storectl, ["sync", halfChanged, "--quiet", "--policy", "three-way", "--db", copies[0]])
@@ -136,11 +146,7 @@ struct SyncMemoryTests {
     func jsonConflictsAreWrittenAsTheyAreSerialized() async throws {
         let storectl = try Storectl()
         let count = 200_000
-        let original = try storectl.directory.write(Self.frameworks(count, changingEvery: 0), to: "original.json")
-        let halfChanged = try storectl.directory.write(Self.frameworks(count, changingEvery: 2), to: "half.json")
-        expectSuccess(try await storectl.run(["sync", original, "--quiet"], timeout: 300))
-        let copies = ["json", "text"].map { storectl.directory.path + "/\($0).sqlite" }
-        for copy in copies { try FileManager.default.copyItem(atPath: storectl.db, toPath: copy) }
+        let (halfChanged, copies) = try await Self.storesToConflictWith(storectl, count, copies: ["json", "text"])
 
         let threeWay = ["sync", halfChanged, "--quiet", "--policy", "three-way"]
         let json = try await Self.peakResidentBytes(storectl, threeWay + ["--json", "--db", copies[0]])
