@@ -23,9 +23,9 @@ struct ExportCommand: AsyncParsableCommand {
         Int?
     @Option(
         name: .customLong("page-bytes"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "With --page-size, the most bytes of a page: bytes, or with KiB, MiB or GiB (default: 32MiB); a record larger than that has a page of its own.",
-            valueName: "size"))
+        help: .byteSize(
+            "With --page-size, the most bytes of a page", default: "32MiB",
+            note: "a record larger than that has a page of its own"))
     var pageBytes: ByteSize?
 
     func validate() throws {

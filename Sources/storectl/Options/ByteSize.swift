@@ -26,3 +26,13 @@ struct ByteSize: ExpressibleByArgument, Sendable {
         self = size
     }
 }
+
+extension ArgumentHelp {
+    /// The help of an option taking a `ByteSize`: what it bounds, the forms a size takes, its
+    /// default, then `note` if any, so every size option says the same of the forms.
+    static func byteSize(_ what: String, default defaultValue: String, note: String? = nil) -> ArgumentHelp {
+        ArgumentHelp(
+            "\(what): bytes, or with KiB, MiB or GiB (default: \(defaultValue))" + (note.map { "; \($0)" } ?? "") + ".",
+            valueName: "size")
+    }
+}

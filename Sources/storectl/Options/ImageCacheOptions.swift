@@ -6,9 +6,7 @@ import Store
 struct ImageCacheOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp(
-            "The cache's byte budget: bytes, or with KiB, MiB or GiB (default: $STORECTL_IMAGE_BUDGET, else 512MiB).",
-            valueName: "size"))
+        help: .byteSize("The cache's byte budget", default: "$STORECTL_IMAGE_BUDGET, else 512MiB"))
     var budget: ByteSize?
 
     func validate() throws { _ = try resolvedBudget() }

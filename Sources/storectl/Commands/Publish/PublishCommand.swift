@@ -30,15 +30,15 @@ struct PublishCommand: AsyncParsableCommand {
             10_000
     @Option(
         name: .customLong("page-bytes"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "The most bytes of a snapshot page, about: bytes, or with KiB, MiB or GiB (default: 32MiB); a record larger than that has a page of its own.",
-            valueName: "size"))
+        help: .byteSize(
+            "The most bytes of a snapshot page, about", default: "32MiB", note: "a record larger than that has a page of its own")
+    )
     var pageBytes: ByteSize?
     @Option(
         name: .customLong("segment-bytes"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "The most bytes of a change segment: bytes, or with KiB, MiB or GiB (default: 32MiB); a publish whose segment would be larger writes a snapshot instead.",
-            valueName: "size"))
+        help: .byteSize(
+            "The most bytes of a change segment", default: "32MiB",
+            note: "a publish whose segment would be larger writes a snapshot instead"))
     var segmentBytes: ByteSize?
     @Flag(help: "Print the report as JSON.") var json = false
 

@@ -39,15 +39,12 @@ struct SyncRunCommand: AsyncParsableCommand {
     @Flag(help: "No progress, only the result.") var quiet = false
     @Option(
         name: .customLong("max-bytes"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "The most bytes read per page or published file: bytes, or with KiB, MiB or GiB (default: 256MiB).",
-            valueName: "size"))
+        help: .byteSize("The most bytes read per page or published file", default: "256MiB"))
     var maxBytes: ByteSize?
     @Option(
         name: .customLong("max-image-bytes"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "The most bytes of one downloaded image: bytes, or with KiB, MiB or GiB (default: 32MiB); a larger image is not stored (exit 3).",
-            valueName: "size"))
+        help: .byteSize("The most bytes of one downloaded image", default: "32MiB", note: "a larger image is not stored (exit 3)")
+    )
     var maxImageBytes: ByteSize?
     @Option(
         parsing: .unconditional,
