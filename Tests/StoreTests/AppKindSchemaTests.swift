@@ -53,6 +53,48 @@ struct Reading: StoreRecord, Equatable {
     }
 }
 
+/// A test kind whose `feedValue` is as large as its `count` says: an array of that many zeros.
+struct Series: StoreRecord, Equatable {
+    var id: String
+    var count: Int
+
+    static let kind = RecordKind(rawValue: "series")
+    static let table = "series"
+    static let columns = ["id", "count"]
+
+    var key: String { id }
+    var columnValues: [SQLValue] { [.text(id), .integer(Int64(count))] }
+
+    init(id: String, count: Int) {
+        self.id = id
+        self.count = count
+    }
+
+    init(columnValues values: [SQLValue]) throws {
+        self.init(id: values[0].textValue ?? "", count: Int(values[1].integerValue ?? 0))
+    }
+
+    static func decode(_ fields: inout FeedFields) -> Series? {
+        guard let id = fields.string("id"), case .array(let points)? = fields.member("points") else { return nil }
+        return Series(id: id, count: points.count)
+    }
+
+    var feedValue: JSONValue { .object(["id": .string(id), "points": .array(Array(repeating: .integer(0), count: count))]) }
+
+    static var configuration: Store.Configuration {
+        var configuration = Store.Configuration()
+        configuration.recordTypes = [Series.self]
+        configuration.appMigrations = AppMigrations(
+            namespace: "series-app",
+            migrations: [
+                Migration(
+                    version: 1, name: "create_series",
+                    sql: "CREATE TABLE series (id TEXT PRIMARY KEY NOT NULL, count INTEGER NOT NULL)")
+            ])
+        return configuration
+    }
+}
+
 /// From the review of app kinds: a kind's table as its migration spelled it, names that collide
 /// in a feed, values SQLite changes as it stores them, what an app's `decode` and `feedValue`
 /// may return, and migrations that try to end the migrator's transaction.
@@ -263,6 +305,29 @@ struct AppKindSchemaTests {
                 #expect(!JSONValue.isJSONNumber(text), "\(text)")
             }
         }
+    }
+
+    @Test("a feedValue of more JSON values than a feed record may hold fails an export and a publish, naming the record")
+    func tooManyValues() async throws {
+        try await withTemporaryStore(configuration: Series.configuration) { store, directory in
+            // The id, the array and its numbers: 1,000,000 values, as many as a record may hold.
+            try await store.write { try $0.records(Series.self).insert(Series(id: "at", count: 999_998)) }
+            // ... and a client reads it back.
+            let exported = try Feed.decode(Data(try await store.exportFeed().utf8), recordTypes: [Series.self])
+            #expect(exported.appRecords.compactMap { ($0 as? Series)?.count } == [999_998])
+            try await store.write { try $0.records(Series.self).insert(Series(id: "over", count: 999_999)) }
+            await #expect {
+                _ = try await store.exportFeed()
+            } throws: { error in
+                String(describing: error).contains("series 'over'")
+                    && String(describing: error).contains("more than 1000000 JSON values")
+            }
+            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            await #expect(throws: StoreError.self) { _ = try await store.publish(to: folder) }
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path))
+        }
+        #expect(JSONValue.array([.integer(1), .object(["a": .array([])])]).innerValueCount(upTo: 10) == 3)
+        #expect(JSONValue.array(Array(repeating: .null, count: 50)).innerValueCount(upTo: 10) == 10)
     }
 
     @Test("a migration that commits, rolls back or begins is refused whole, and the store opens again")

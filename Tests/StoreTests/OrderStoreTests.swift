@@ -171,6 +171,43 @@ struct OrderStoreTests {
         }
     }
 
+    /// At most `Order.maximumItems` items: a write of more is refused, and an order grown past
+    /// it around the store is an error when read (so no export or publish writes a record every
+    /// client would refuse: a feed record holds at most a million JSON values).
+    @Test func anOrderHoldsAtMostMaximumItems() async throws {
+        try await withTemporaryStore { store, _ throws in
+            let item = OrderItem(itemName: "Milk", price: Money(minorUnits: 1), aisle: 1)
+            let full = Order(
+                id: "o-full", placedAt: Fixtures.time("2026-01-01T00:00:00Z"),
+                items: Array(repeating: item, count: Order.maximumItems))
+            try await store.orders.insert(full)
+            var over = full
+            over.id = "o-over"
+            over.items.append(item)
+            let reason = "100001 items are more than an order may hold (100000)"
+            await #expect(throws: StoreError.invalidRecord(kind: .order, key: "o-over", field: "items", reason: reason)) {
+                try await store.orders.insert(over)
+            }
+            over.id = "o-full"
+            await #expect(throws: StoreError.invalidRecord(kind: .order, key: "o-full", field: "items", reason: reason)) {
+                try await store.orders.update(over)
+            }
+            #expect(try await store.orders.find("o-full")?.items.count == Order.maximumItems)
+            #expect(try await store.orders.count() == 1)
+
+            try await store.write { db in
+                try db.execute(
+                    "INSERT INTO order_items (order_id, position, item_name, price_cents, aisle, quantity) VALUES ('o-full', 100000, 'x', 1, 1, 1)"
+                )
+            }
+            await #expect(
+                throws: StoreError.invalidRecord(kind: .order, key: "o-full", field: "items", reason: reason + " (as stored)")
+            ) {
+                _ = try await store.orders.find("o-full")
+            }
+        }
+    }
+
     /// An item checked alone does not know its order: its error used to give the item's name as
     /// the order's key (`order 'Milk': subtotal: ...`). The order's total names both.
     @Test("an item's subtotal error names the item, not as the order's key; the total names the order and index")

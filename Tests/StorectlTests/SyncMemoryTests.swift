@@ -27,6 +27,62 @@ import Testing
 struct SyncMemoryTests {
     static let records = 300_000
 
+    /// `storectl arguments...` expected to fail, run with at most `addressSpace` bytes of
+    /// virtual memory (a regression then ends in an allocation failure, not in swapping the
+    /// machine): its exit status, stderr and peak resident bytes.
+    static func failureWithPeak(
+        _ storectl: Storectl, _ arguments: [String], addressSpace: Int
+    ) async throws -> (status: Int32, stderr: String, peak: Int) {
+        let script =
+            #"exec python3 -c 'import resource, subprocess, sys; limit = int(sys.argv[1]); r = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))); sys.stderr.buffer.write(r.stderr); print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$0" "$@""#
+        let result = try await storectl.run(
+            ["-c", script, String(addressSpace), try Storectl.executableURL().path] + arguments, shell: true, timeout: 300)
+        let fields = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        #expect(fields.count == 2, "no status and peak read: \(result)")
+        guard fields.count == 2 else { return (-1, result.stderr, 0) }
+        return (Int32(truncatingIfNeeded: fields[0]), result.stderr, fields[1] * 1024)
+    }
+
+    /// A feed page or manifest of values a tree multiplies (the text `{},` takes 3 bytes, an
+    /// object in the tree took 376) is refused once it passes a million values, before the
+    /// tree takes the memory: a 30 MB page of empty objects as an order's items took more than
+    /// 3.7 GB, a 16 MB manifest of them 2.1 GB. Each is refused naming the file and where, and
+    /// no store is left behind. Bounded by the page's bytes (the record is held whole) plus
+    /// about 60 MB for the million values, under a 3 GB address space.
+    @Test("a page or a manifest of millions of empty objects is refused in bounded memory, naming the file and where")
+    func valuesATreeWouldMultiplyAreRefused() async throws {
+        let storectl = try Storectl()
+        func emptyObjects(_ count: Int) -> Data {
+            var data = Data(capacity: count * 3)
+            data.append(Data("{}".utf8))
+            for _ in 1..<count { data.append(Data(",{}".utf8)) }
+            return data
+        }
+        let page = try storectl.directory.write(
+            Data(#"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": ["#.utf8)
+                + emptyObjects(10_000_000) + Data("]}]}".utf8),
+            to: "page.json")
+        // Under the 16 MiB a manifest may take.
+        let manifest = try storectl.directory.write(
+            Data(#"{"version": 2, "generation": "g", "head": 1, "segments": [], "other": ["#.utf8)
+                + emptyObjects(5_500_000) + Data("]}".utf8),
+            to: "manifest.json")
+        for (path, fragment) in [
+            (page, "\(page): orders[0]: holds more than 1000000 JSON values (reached in its member 'items')"),
+            (manifest, "\(manifest): the manifest holds more than 1000000 JSON values"),
+        ] {
+            let db = storectl.directory.path + "/refused.sqlite"
+            let (status, stderr, peak) = try await Self.failureWithPeak(
+                storectl, ["sync", path, "--db", db], addressSpace: 3 << 30)
+            print("SyncMemoryTests: \(URL(fileURLWithPath: path).lastPathComponent) refused at \(peak >> 20) MiB")
+            #expect(status == 1, "\(stderr)")
+            #expect(stderr.contains(fragment), "\(stderr)")
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            #expect(peak < size + 120_000_000, "\(peak) for \(size) bytes")
+            #expect(!FileManager.default.fileExists(atPath: db))
+        }
+    }
+
     /// Peak resident bytes of `storectl arguments...`.
     ///
     /// `largeBlocksUnmapped`: glibc's malloc is given a fixed mmap threshold of 128 KiB

@@ -189,10 +189,19 @@ public struct FeedFields {
     mutating func absorb(_ nested: FeedFields) { problems += nested.problems }
 
     /// Reads the object's members from `parser` (which must be at an object) into the buffer,
-    /// reporting each repeated member.
+    /// reporting each repeated member. The members' values share the parser's limit on values
+    /// (`JSONParser.maximumValues`, a million unless set): a record over it is not built, and
+    /// the `JSONValueLimitError` thrown names the record and the member it was reading.
     mutating func read(_ parser: inout JSONParser) throws {
+        var allowance = parser.maximumValues
         try parser.forEachMember { name, parser in
-            members.append(JSONMember(name, try parser.readValue()))
+            do {
+                members.append(JSONMember(name, try parser.readValue(allowance: &allowance)))
+            } catch var error as JSONValueLimitError {
+                error.path = path
+                error.member = name
+                throw error
+            }
         }
         reportDuplicates()
     }

@@ -46,15 +46,24 @@ struct FeedValidator {
     /// `kinds`: the kinds the feed may hold (`RecordKinds.handlers(registering:)`). `keysInMemory`:
     /// how many keys are remembered in memory before the rest go to a temporary database on disk
     /// (`FeedKeyRegistry`).
-    init(kinds: [any RecordKindHandler] = RecordKinds.builtIn, keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit) {
+    /// `maximumValues`: the most JSON values a record (or any other member of a page, `deleted`'s
+    /// keys apart: they are read one by one) may hold; a test's is small.
+    init(
+        kinds: [any RecordKindHandler] = RecordKinds.builtIn, keysInMemory: Int = FeedKeyRegistry.defaultMemoryLimit,
+        maximumValues: Int = JSONParser.defaultMaximumValues
+    ) {
         self.kinds = kinds
+        self.maximumValues = maximumValues
         keys = FeedKeyRegistry(memoryLimit: keysInMemory, slots: kinds.count)
     }
+
+    private let maximumValues: Int
 
     /// Reads and checks one page, handing its valid records to `sink` in document order while
     /// the feed has no problem. Throws only what `sink` throws.
     mutating func add<Sink: FeedSink>(_ data: Data, source: String, pageURL: URL, into sink: inout Sink) throws {
-        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(data, $0) }
+        let limit = maximumValues
+        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(data, maximumValues: limit, $0) }
     }
 
     /// The same for a page on disk (a local feed, or a download spooled to a file): read in
@@ -82,7 +91,8 @@ struct FeedValidator {
     ) throws {
         let reader = JSONChunkReader(descriptor: descriptor, chunkSize: chunkSize)
         let problemsBefore = problemCount
-        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(reader, $0) }
+        let limit = maximumValues
+        try add(source: source, pageURL: pageURL, into: &sink) { try JSONParser.read(reader, maximumValues: limit, $0) }
         // A read error cut the page short: say so, not what the cut made of the JSON.
         if let failure = reader.failure as? FeedSourceError, case .unreadable(_, let reason) = failure {
             if problemCount > problemsBefore, problems.last?.message.hasPrefix("not valid JSON") == true {
@@ -121,86 +131,92 @@ struct FeedValidator {
         do {
             try read { parser in
                 guard parser.nextKind == .object else {
-                    let document = try parser.readValue()
-                    problem("", "the top level must be an object, found \(document.typeDescription)")
+                    let document = try parser.describeAndDiscardValue { try sink.checkStopped() }
+                    problem("", "the top level must be an object, found \(document)")
                     return
                 }
-                var names: [String] = []
+                // Exact bytes, in a set: a page of a million members compared each with all
+                // the others before it.
+                var names = Set<ExactKey>()
                 var hasVersion = false
                 try parser.forEachMember { name, parser in
-                    if names.contains(where: { FeedFields.sameBytes($0, name) }) {
+                    guard names.insert(ExactKey(name)).inserted else {
                         problem("", "the member \(FeedFields.quote(name)) appears more than once")
                         try parser.readAndDiscardValue { try sink.checkStopped() }
                         return
                     }
-                    names.append(name)
-                    switch name {
-                    case "version":
-                        hasVersion = true
-                        switch try parser.readValue() {
-                        case .number("1"): break
-                        // A published feed's segment: version-1 members plus `generation`,
-                        // `from` and `to`, which the manifest sync checks.
-                        case .number("2") where acceptsSegments: break
-                        case .number(let text) where Self.isNewerVersion(text):
-                            newerVersion = text
-                            // Counted at once, so that no record after it reaches the sink (the
-                            // `defer` above says it in its final words).
-                            problem("version", "is a newer feed version than this client reads")
-                        case let value:
-                            problem(
-                                "version",
-                                "must be 1, found \(FeedFields.describe(value)); this build reads version-1 feed pages and version-2 manifests (a published feed is synced from its manifest.json)"
-                            )
-                        }
-                    case _ where kinds.contains(where: { $0.kind.plural == name }):
-                        guard parser.nextKind == .array else {
-                            // null means absent, as for every optional member: nothing of that kind.
-                            let value = try parser.readValue()
-                            if value != .null { problem(name, "expected an array, found \(value.typeDescription)") }
-                            return
-                        }
-                        let slot = kinds.firstIndex { $0.kind.plural == name }!
-                        var arrayStart = parser.offset
-                        try parser.forEachElement { index, parser in
-                            if index == 0 {
-                                arrayStart = parser.offset
-                            } else if index == Self.sizingSample, let remaining = parser.remainingBytes {
-                                // The records so far tell their size: room for as many keys as
-                                // the rest of the page could hold at that size (an estimate).
-                                let perRecord = max(1, (parser.offset - arrayStart) / index)
-                                keys.reserve(remaining / perRecord + 1, slot: slot)
+                    do {
+                        switch name {
+                        case "version":
+                            hasVersion = true
+                            switch try parser.readValue() {
+                            case .number("1"): break
+                            // A published feed's segment: version-1 members plus `generation`,
+                            // `from` and `to`, which the manifest sync checks.
+                            case .number("2") where acceptsSegments: break
+                            case .number(let text) where Self.isNewerVersion(text):
+                                newerVersion = text
+                                // Counted at once, so that no record after it reaches the sink (the
+                                // `defer` above says it in its final words).
+                                problem("version", "is a newer feed version than this client reads")
+                            case let value:
+                                problem(
+                                    "version",
+                                    "must be 1, found \(FeedFields.describe(value)); this build reads version-1 feed pages and version-2 manifests (a published feed is synced from its manifest.json)"
+                                )
                             }
-                            recordCount += 1
+                        case _ where kinds.contains(where: { $0.kind.plural == name }):
+                            guard parser.nextKind == .array else {
+                                // null means absent, as for every optional member: nothing of that kind.
+                                let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
+                                if value != "null" { problem(name, "expected an array, found \(value)") }
+                                return
+                            }
+                            let slot = kinds.firstIndex { $0.kind.plural == name }!
+                            var arrayStart = parser.offset
+                            try parser.forEachElement { index, parser in
+                                if index == 0 {
+                                    arrayStart = parser.offset
+                                } else if index == Self.sizingSample, let remaining = parser.remainingBytes {
+                                    // The records so far tell their size: room for as many keys as
+                                    // the rest of the page could hold at that size (an estimate).
+                                    let perRecord = max(1, (parser.offset - arrayStart) / index)
+                                    keys.reserve(remaining / perRecord + 1, slot: slot)
+                                }
+                                recordCount += 1
+                                do {
+                                    if index & 63 == 0 { try sink.checkStopped() }
+                                    try record(&parser, slot: slot, arrayName: name, index: index, page: page, into: &sink)
+                                } catch let error where !(error is JSONParseError || error is JSONValueLimitError) {
+                                    sinkError = error
+                                    throw SinkFailed()
+                                }
+                            }
+                        case "deleted":
                             do {
-                                if index & 63 == 0 { try sink.checkStopped() }
-                                try record(&parser, slot: slot, arrayName: name, index: index, page: page, into: &sink)
-                            } catch let error where !(error is JSONParseError) {
+                                try tombstones(&parser, page: page, into: &sink)
+                            } catch let error where !(error is JSONParseError || error is JSONValueLimitError) {
                                 sinkError = error
                                 throw SinkFailed()
                             }
+                        case "next":
+                            switch try parser.readValue() {
+                            case .null: break
+                            case .string: if let nextRefusal { problem("next", nextRefusal) }
+                            case let value: problem("next", "expected a string (a URL), found \(value.typeDescription)")
+                            }
+                        default:
+                            // Unknown members are ignored, so newer feeds still load; a kind's name
+                            // misspelled is refused (a feed of "framework" synced as empty).
+                            if let meant = misspelledKind(name) {
+                                problem(name, "is no member of the format; did you mean \(FeedFields.quote(meant))?")
+                            }
+                            try parser.readAndDiscardValue { try sink.checkStopped() }
                         }
-                    case "deleted":
-                        let value = try parser.readValue()
-                        do {
-                            try tombstones(value, page: page, pageURL: pageURL, into: &sink)
-                        } catch {
-                            sinkError = error
-                            throw SinkFailed()
-                        }
-                    case "next":
-                        switch try parser.readValue() {
-                        case .null: break
-                        case .string: if let nextRefusal { problem("next", nextRefusal) }
-                        case let value: problem("next", "expected a string (a URL), found \(value.typeDescription)")
-                        }
-                    default:
-                        // Unknown members are ignored, so newer feeds still load; a kind's name
-                        // misspelled is refused (a feed of "framework" synced as empty).
-                        if let meant = misspelledKind(name) {
-                            problem(name, "is no member of the format; did you mean \(FeedFields.quote(meant))?")
-                        }
-                        try parser.readAndDiscardValue { try sink.checkStopped() }
+                    } catch var error as JSONValueLimitError where error.path.isEmpty {
+                        // A top-level member's value (a `version` or `next` of a million values).
+                        error.path = name
+                        throw error
                     }
                 }
                 if !hasVersion { problem("version", "is required (the integer 1)") }
@@ -209,6 +225,10 @@ struct FeedValidator {
             throw sinkError!
         } catch let error as JSONParseError {
             problem("", "not valid JSON: \(error)")
+        } catch let error as JSONValueLimitError {
+            // Where the value ends is not known without reading on: the page's check stops here,
+            // as it does at a syntax error.
+            problem(error.path, error.description)
         }
     }
 
@@ -227,8 +247,8 @@ struct FeedValidator {
         _ parser: inout JSONParser, slot: Int, arrayName: String, index: Int, page: Int32, into sink: inout Sink
     ) throws {
         guard parser.nextKind == .object else {
-            let value = try parser.readValue()
-            problem("\(arrayName)[\(index)]", "expected an object, found \(value.typeDescription)")
+            let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
+            problem("\(arrayName)[\(index)]", "expected an object, found \(value)")
             return
         }
         let handler = kinds[slot]
@@ -280,54 +300,70 @@ struct FeedValidator {
         return nil
     }
 
-    private mutating func tombstones<Sink: FeedSink>(_ value: JSONValue, page: Int32, pageURL: URL, into sink: inout Sink) throws
-    {
-        guard value != .null else { return }
-        guard case .object(let members) = value else {
-            problem("deleted", "expected an object of arrays per kind, found \(value.typeDescription)")
+    /// Reads a page's `deleted` member from `parser`: an object of key arrays per kind, each
+    /// key checked and noted, and handed to `sink` while the feed is valid. Read key by key,
+    /// never as one tree: a page may delete a million keys, and a hostile one could make the tree
+    /// of anything else in their place.
+    private mutating func tombstones<Sink: FeedSink>(_ parser: inout JSONParser, page: Int32, into sink: inout Sink) throws {
+        guard parser.nextKind == .object else {
+            let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
+            if value != "null" { problem("deleted", "expected an object of arrays per kind, found \(value)") }
             return
         }
-        for index in members.indices.dropFirst()
-        where members[..<index].contains(where: { FeedFields.sameBytes($0.key, members[index].key) }) {
-            problem("deleted", "the member \(FeedFields.quote(members[index].key)) appears more than once")
-        }
-        for member in members {
-            if let meant = misspelledKind(member.key) {
-                problem("deleted.\(member.key)", "is no kind of the format; did you mean \(FeedFields.quote(meant))?")
+        var names = Set<ExactKey>()
+        try parser.forEachMember { name, parser in
+            guard names.insert(ExactKey(name)).inserted else {
+                // The first one counts.
+                problem("deleted", "the member \(FeedFields.quote(name)) appears more than once")
+                try parser.readAndDiscardValue { try sink.checkStopped() }
+                return
             }
-        }
-        for (slot, handler) in kinds.enumerated() {
+            if let meant = misspelledKind(name) {
+                problem("deleted.\(name)", "is no kind of the format; did you mean \(FeedFields.quote(meant))?")
+            }
+            guard let slot = kinds.firstIndex(where: { FeedFields.sameBytes($0.kind.plural, name) }) else {
+                try parser.readAndDiscardValue { try sink.checkStopped() }
+                return
+            }
+            let handler = kinds[slot]
             let kind = handler.kind
             let path = "deleted.\(kind.plural)"
-            switch value[kind.plural] {
-            case nil, .null?: continue
-            case .array(let elements)?:
-                for (index, element) in elements.enumerated() {
-                    recordCount += 1
-                    fields.start(base: path, index: index)
-                    guard case .string(let text) = element else {
-                        problem(fields.path, "expected a string (\(kind.keyField)), found \(element.typeDescription)")
-                        continue
-                    }
-                    guard let key = handler.tombstoneKey(text, &fields) else {
-                        takeProblems()
-                        continue
-                    }
-                    let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: true)
-                    if let first = keys.insert(key, slot: slot, at: location) {
-                        let quoted = FeedFields.quote(key)
-                        if first.isTombstone {
-                            problem(fields.path, "\(quoted) is already deleted at \(describe(first, kind: kind))")
-                        } else {
-                            problem(
-                                fields.path,
-                                "\(quoted) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
-                        }
-                    } else if problemCount == 0 {
-                        try sink.receiveTombstone(key, of: handler)
-                    }
+            guard parser.nextKind == .array else {
+                let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
+                if value != "null" { problem(path, "expected an array, found \(value)") }
+                return
+            }
+            try parser.forEachElement { index, parser in
+                recordCount += 1
+                if index & 63 == 0 { try sink.checkStopped() }
+                fields.start(base: path, index: index)
+                let text: String
+                switch parser.describeNextValue() {
+                case "a string":
+                    guard case .string(let string) = try parser.readValue() else { return }
+                    text = string
+                case let other:
+                    try parser.readAndDiscardValue { try sink.checkStopped() }
+                    problem(fields.path, "expected a string (\(kind.keyField)), found \(other)")
+                    return
                 }
-            case let other?: problem(path, "expected an array, found \(other.typeDescription)")
+                guard let key = handler.tombstoneKey(text, &fields) else {
+                    takeProblems()
+                    return
+                }
+                let location = KeyLocation(page: page, index: Int32(truncatingIfNeeded: index), isTombstone: true)
+                if let first = keys.insert(key, slot: slot, at: location) {
+                    let quoted = FeedFields.quote(key)
+                    if first.isTombstone {
+                        problem(fields.path, "\(quoted) is already deleted at \(describe(first, kind: kind))")
+                    } else {
+                        problem(
+                            fields.path,
+                            "\(quoted) is also in \(describe(first, kind: kind)): a record cannot be both sent and deleted")
+                    }
+                } else if problemCount == 0 {
+                    try sink.receiveTombstone(key, of: handler)
+                }
             }
         }
     }

@@ -119,7 +119,7 @@ struct PublishedManifest: Sendable, Equatable {
         do {
             root = try JSONParser.parse(data)
         } catch {
-            throw fail("", "not valid JSON: \(error)")
+            throw fail("", error is JSONValueLimitError ? "the manifest \(error)" : "not valid JSON: \(error)")
         }
         guard case .object = root else { throw fail("", "expected an object, found \(root.typeDescription)") }
         // A member named twice is refused, as in a feed page: readers disagree on which one

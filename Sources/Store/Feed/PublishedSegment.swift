@@ -94,7 +94,8 @@ struct PublishedSegment: Sendable, Equatable {
     /// `kinds` (published by a program that registers more kinds) are an error: the merge would
     /// drop them.
     static func parse(_ data: Data, source: String, kinds: [RecordKind]) throws -> PublishedSegment {
-        let root = try JSONParser.parse(data)
+        // The publisher's own file, as large as `--segment-bytes` lets it be: no limit on values.
+        let root = try JSONParser.parse(data, maximumValues: .max)
         let plurals = Set(kinds.map(\.plural))
         func members(_ value: JSONValue?) -> [JSONMember] {
             if case .object(let members)? = value { return members }

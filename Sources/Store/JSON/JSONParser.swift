@@ -10,6 +10,28 @@ struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     var description: String { "line \(line), column \(column): \(message)" }
 }
 
+/// A value the parser refused to build: it holds more JSON values than the parser's limit
+/// (`JSONParser.defaultMaximumValues` unless the caller set one). Thrown while the tree is still
+/// small: a tree costs 24 to 60 bytes a value, where the text of `{},` takes 3, so a 48 MB page
+/// of empty objects took more than 4 GB.
+struct JSONValueLimitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The most values the tree could hold.
+    let limit: Int
+    /// Where the value that went over the limit starts, in the whole document.
+    let offset: Int
+    /// The value's JSON path, when the caller knows it (a feed record's: `orders[0]`).
+    var path = ""
+    /// The member being read when the limit was reached, when the value is an object's members
+    /// read one by one (a feed record's).
+    var member: String?
+
+    var description: String {
+        let reached = member.map { " (reached in its member '\($0.prefix(60))')" } ?? ""
+        return "holds more than \(limit) JSON values\(reached), more than one value may hold "
+            + "(each string, number, true, false, null, array and object in it counts, at any depth)"
+    }
+}
+
 /// A strict RFC 8259 parser over UTF-8 bytes.
 ///
 /// - Invalid UTF-8, unescaped control characters (NUL included), lone surrogate escapes,
@@ -18,30 +40,52 @@ struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
 ///   call), so no value is ever rounded.
 /// - Duplicate object keys are kept, in order, for the caller to report.
 /// - Nesting deeper than `maximumDepth` is an error, not a stack overflow.
+/// - A tree of more than `maximumValues` values is an error (`JSONValueLimitError`), not
+///   gigabytes: each `readValue` (and `parse`) builds at most that many.
 struct JSONParser {
     static let defaultMaximumDepth = 256
+    /// The most values one `readValue` builds unless the caller says otherwise: about 60 MB of
+    /// tree at most. A feed record, a manifest (100,000 files of 6 values) and a skimmed member
+    /// stay well under it; the store's own documents (a change log element, a segment it merges)
+    /// are read without a limit.
+    static let defaultMaximumValues = 1_000_000
 
     /// The bytes being read: the whole document, or the window of a `JSONChunkReader`.
     private var bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
     private let maximumDepth: Int
+    /// The most values one `readValue` may build.
+    let maximumValues: Int
+    /// How many more values the tree being built may hold; below zero, the build stops.
+    private var valuesLeft = Int.max
+    /// Objects' members while they are read, one buffer per depth, reused: each object is then
+    /// built at its exact size (an array grown by appends keeps up to twice its room; `{}`
+    /// takes none).
+    private var memberBuffers: [[JSONMember]] = []
     /// When reading a file in chunks: where the next chunks come from.
     private let reader: JSONChunkReader?
     /// A position (in `bytes`) that a refill must keep, for a `rewind` to it.
     private var pinned: Int?
 
-    /// Parses one JSON document.
-    static func parse(_ data: Data, maximumDepth: Int = defaultMaximumDepth) throws -> JSONValue {
+    /// Parses one JSON document, of at most `maximumValues` values (`Int.max`: any).
+    static func parse(
+        _ data: Data, maximumDepth: Int = defaultMaximumDepth, maximumValues: Int = defaultMaximumValues
+    ) throws -> JSONValue {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+            var parser = JSONParser(
+                bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth, maximumValues: maximumValues)
             return try parser.parseDocument()
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, reader: JSONChunkReader? = nil) {
+    private init(
+        bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, maximumValues: Int = defaultMaximumValues,
+        reader: JSONChunkReader? = nil
+    ) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.maximumValues = maximumValues
         self.reader = reader
     }
 
@@ -52,11 +96,12 @@ struct JSONParser {
     /// of a million records is read one record at a time). The same strict rules apply, and
     /// `body` must consume exactly one value; trailing garbage is an error.
     static func read<Result>(
-        _ data: Data, maximumDepth: Int = defaultMaximumDepth,
+        _ data: Data, maximumDepth: Int = defaultMaximumDepth, maximumValues: Int = defaultMaximumValues,
         _ body: (inout JSONParser) throws -> Result
     ) throws -> Result {
         try data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth)
+            var parser = JSONParser(
+                bytes: raw.bindMemory(to: UInt8.self), maximumDepth: maximumDepth, maximumValues: maximumValues)
             return try parser.readDocument(body)
         }
     }
@@ -65,11 +110,12 @@ struct JSONParser {
     /// (or the largest record) however large the file. A read error is left in
     /// `reader.failure` (the parse then fails at the cut).
     static func read<Result>(
-        _ reader: JSONChunkReader, maximumDepth: Int = defaultMaximumDepth,
+        _ reader: JSONChunkReader, maximumDepth: Int = defaultMaximumDepth, maximumValues: Int = defaultMaximumValues,
         _ body: (inout JSONParser) throws -> Result
     ) throws -> Result {
         _ = reader.advance(droppingBefore: 0)
-        var parser = JSONParser(bytes: reader.window, maximumDepth: maximumDepth, reader: reader)
+        var parser = JSONParser(
+            bytes: reader.window, maximumDepth: maximumDepth, maximumValues: maximumValues, reader: reader)
         return try parser.readDocument(body)
     }
 
@@ -236,10 +282,46 @@ struct JSONParser {
         }
     }
 
-    /// Reads the next value whole.
+    /// Reads the next value whole: a tree of at most `maximumValues` values, or
+    /// `JSONValueLimitError`.
     mutating func readValue() throws -> JSONValue {
+        var allowance = maximumValues
+        return try readValue(allowance: &allowance)
+    }
+
+    /// Reads the next value whole, taking the values it holds from `allowance`: several values
+    /// that share one limit (the members of a record). `JSONValueLimitError` once it would go
+    /// below zero.
+    mutating func readValue(allowance: inout Int) throws -> JSONValue {
         skipWhitespace()
+        valuesLeft = allowance
+        defer {
+            allowance = valuesLeft
+            valuesLeft = Int.max
+        }
         return try parseValue()
+    }
+
+    /// Reads the next value strictly without building it (`readAndDiscardValue`), and says
+    /// what it was as a problem names it (`describeNextValue`).
+    mutating func describeAndDiscardValue(checking check: () throws -> Void = {}) throws -> String {
+        let description = describeNextValue()
+        try readAndDiscardValue(checking: check)
+        return description
+    }
+
+    /// What the next value is, as `JSONValue.typeDescription` says it ("an object", "a number",
+    /// "null"...), from its first byte; what is not JSON there is reported by the read after.
+    mutating func describeNextValue() -> String {
+        skipWhitespace()
+        return switch index < bytes.count ? bytes[index] : 0 {
+        case UInt8(ascii: "{"): "an object"
+        case UInt8(ascii: "["): "an array"
+        case UInt8(ascii: "\""): "a string"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): "a boolean"
+        case UInt8(ascii: "n"): "null"
+        default: "a number"
+        }
     }
 
     /// Reads an object member by member: `body` gets each name and must read its value.
@@ -379,7 +461,7 @@ struct JSONParser {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
         skipWhitespace()
         guard index < bytes.count else { throw error("the document is empty") }
-        let value = try parseValue()
+        let value = try readValue()
         skipWhitespace()
         guard index == bytes.count else { throw error("unexpected \(describeByte()) after the end of the document") }
         return value
@@ -387,6 +469,8 @@ struct JSONParser {
 
     private mutating func parseValue() throws -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of the document") }
+        valuesLeft -= 1
+        if valuesLeft < 0 { throw JSONValueLimitError(limit: maximumValues, offset: offset) }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -405,10 +489,25 @@ struct JSONParser {
     }
 
     private mutating func parseObject() throws -> JSONValue {
-        var members: [JSONMember] = []
-        // One allocation for a typical record's members, instead of growing 1, 2, 4, 8.
-        members.reserveCapacity(8)
-        try forEachMember { key, parser in members.append(JSONMember(key, try parser.parseValue())) }
+        // The members go to this depth's buffer (nested objects use deeper ones), and the
+        // object is one allocation of its exact size: an order's item of 4 members took 352
+        // bytes when each object reserved room for 8.
+        let level = depth
+        if memberBuffers.count <= level {
+            memberBuffers.append(contentsOf: repeatElement([], count: level + 1 - memberBuffers.count))
+        }
+        memberBuffers[level].removeAll(keepingCapacity: true)
+        try forEachMember { key, parser in
+            let value = try parser.parseValue()
+            parser.memberBuffers[level].append(JSONMember(key, value))
+        }
+        let buffer = memberBuffers[level]
+        guard !buffer.isEmpty else { return .object([]) }
+        // A copy at its size (`Array(buffer[...])` would share the buffer: a slice of a whole
+        // array converts without copying).
+        let members = [JSONMember](unsafeUninitializedCapacity: buffer.count) { target, count in
+            count = target.initialize(fromContentsOf: buffer)
+        }
         return .object(members)
     }
 

@@ -71,6 +71,30 @@ public enum JSONValue: Sendable, Equatable {
         return bytes.isEmpty
     }
 
+    /// How many values this one holds inside it, at any depth (itself not counted), counting
+    /// no further than `limit`: what `JSONParser` counts against its limit when it reads an
+    /// object's members.
+    func innerValueCount(upTo limit: Int) -> Int {
+        var count = 0
+        func visit(_ value: JSONValue) {
+            switch value {
+            case .array(let elements):
+                for element in elements where count < limit {
+                    count += 1
+                    visit(element)
+                }
+            case .object(let members):
+                for member in members where count < limit {
+                    count += 1
+                    visit(member.value)
+                }
+            case .null, .bool, .number, .string: break
+            }
+        }
+        visit(self)
+        return count
+    }
+
     /// About the bytes `JSONWriter(pretty: false)` writes for the value: exact for strings that
     /// need no escaping (an escaped character takes more). Cheap: a string's UTF-8 count is
     /// known without reading it, so an image's megabytes of base64 cost one step.

@@ -145,7 +145,8 @@ struct ChangeLogTable {
     static func changes(in utf8: Data) -> [Change] {
         var changes: [Change] = []
         do {
-            try JSONParser.read(utf8) { parser in
+            // The store's own text: an element of grouped keys may name a whole sync's keys.
+            try JSONParser.read(utf8, maximumValues: .max) { parser in
                 try parser.forEachElement { _, parser in
                     changes.append(contentsOf: Change.changes(inLogElement: try parser.readValue()))
                 }

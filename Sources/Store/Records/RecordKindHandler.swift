@@ -149,6 +149,13 @@ struct AppKindHandler<R: StoreRecord>: TableBackedKind {
                 kind: R.kind, key: record.key, field: path,
                 reason: "the kind's feedValue holds \(FeedFields.quote(text)), which is no JSON number")
         }
+        let limit = JSONParser.defaultMaximumValues
+        if value.innerValueCount(upTo: limit + 1) > limit {
+            throw StoreError.invalidRecord(
+                kind: R.kind, key: record.key, field: "",
+                reason: "the kind's feedValue holds more than \(limit) JSON values, more than a feed record may hold: "
+                    + "every client would refuse it")
+        }
         return value
     }
 }

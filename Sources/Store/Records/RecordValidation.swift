@@ -43,6 +43,11 @@ extension Order {
         if items.isEmpty {
             throw StoreError.invalidRecord(kind: .order, key: id, field: "items", reason: "an order needs at least one item")
         }
+        if items.count > Self.maximumItems {
+            throw StoreError.invalidRecord(
+                kind: .order, key: id, field: "items",
+                reason: "\(items.count) items are more than an order may hold (\(Self.maximumItems))")
+        }
         for (index, item) in items.enumerated() {
             let field = "items[\(index)]"
             if item.price.minorUnits < 0 {

@@ -234,7 +234,7 @@ public struct SyncHistoryEntry: Sendable, Equatable {
             JSONMember("finishedAt", .string(Timestamp.format(finishedAt))), JSONMember("policy", .string(policy.rawValue)),
             JSONMember("outcome", .string(outcome.rawValue)),
         ]
-        if let reportJSON, let parsed = try? JSONParser.parse(Data(reportJSON.utf8)) {
+        if let reportJSON, let parsed = try? JSONParser.parse(Data(reportJSON.utf8), maximumValues: .max) {
             members.append(JSONMember("report", parsed))
         }
         if let error { members.append(JSONMember("error", .string(error))) }

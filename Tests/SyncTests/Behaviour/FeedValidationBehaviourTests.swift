@@ -197,7 +197,61 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
             #"{"version": 1, "frameworks": [{"id": "f", "imageName": "f", "urlString": "u", "description": "d"}], "orders": [\#(order(price: "0.125"))], "events": [{"id": "e1", "title": "ok", "date": "2026-03-01"}, {"id": "e2", "title": "t", "date": "2026-13-01"}]}"#,
             [("frameworks[0].name", "is required"), ("orders[0].items[0].price", "0.125"), ("events[1].date", "2026-13-01")],
             total: 3),
+        // Values a tree would be built of, past what one value may hold (a million): refused
+        // while the tree is small. A 48 MB page of `{}`s took more than 4 GB.
+        InvalidFeed(
+            "a record of more than a million values",
+            #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [\#(repeated("{}", 1_000_000))]}]}"#,
+            [("orders[0]", "holds more than 1000000 JSON values (reached in its member 'items')")], total: 1),
+        InvalidFeed(
+            "a record of more than a million members",
+            #"{"version": 1, "frameworks": [{"id": "f", \#(numberedMembers(1_000_001))}]}"#,
+            [("frameworks[0]", "holds more than 1000000 JSON values (reached in its member 'm999999')")], total: 1),
+        InvalidFeed(
+            "a version of more than a million values", #"{"version": [\#(repeated("0", 1_000_001))]}"#,
+            [("version", "holds more than 1000000 JSON values")], total: 1),
+        InvalidFeed(
+            "a top level of a million objects", "[\(repeated("{}", 1_000_001))]",
+            [("", "the top level must be an object, found an array")], total: 1),
+        InvalidFeed(
+            "a kind's member of a million values, not an array",
+            #"{"version": 1, "events": {"a": [\#(repeated("{}", 1_000_001))]}}"#,
+            [("events", "expected an array, found an object")], total: 1),
+        InvalidFeed(
+            "an order of more items than an order may hold",
+            #"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [\#(repeated(item, 100_001))]}]}"#,
+            [("orders[0].items", "holds 100001 items, more than an order may hold (100000)")], total: 1),
+        InvalidFeed(
+            "deleted keys that are not strings",
+            #"{"version": 1, "deleted": {"frameworks": ["ok", 1, {"a": [2]}, null, true, [\#(repeated("{}", 1_000_001))]]}}"#,
+            [
+                ("deleted.frameworks[1]", "expected a string (id), found a number"),
+                ("deleted.frameworks[2]", "expected a string (id), found an object"),
+                ("deleted.frameworks[3]", "expected a string (id), found null"),
+                ("deleted.frameworks[4]", "expected a string (id), found a boolean"),
+                ("deleted.frameworks[5]", "expected a string (id), found an array"),
+            ], total: 5),
+        InvalidFeed(
+            "deleted of the wrong shapes",
+            #"{"version": 1, "deleted": {"events": {"a": 1}, "orders": null, "frameworks": [], "frameworks": 3}}"#,
+            [
+                ("deleted.events", "expected an array, found an object"),
+                ("deleted", "the member 'frameworks' appears more than once"),
+            ], total: 2),
+        InvalidFeed(
+            "deleted not an object", #"{"version": 1, "deleted": [\#(repeated("{}", 1_000_001))]}"#,
+            [("deleted", "expected an object of arrays per kind, found an array")], total: 1),
     ]
+
+    /// `"m0": 0, "m1": 0, ...`: `count` members.
+    static func numberedMembers(_ count: Int) -> String {
+        (0..<count).map { #""m\#($0)": 0"# }.joined(separator: ",")
+    }
+
+    /// `text` `count` times, comma-separated.
+    static func repeated(_ text: String, _ count: Int) -> String {
+        Array(repeating: text, count: count).joined(separator: ",")
+    }
 }
 
 /// Feeds are validated record by record as they are applied, inside one transaction that an
@@ -502,6 +556,79 @@ struct FeedValidationBehaviourTests {
     }
 
     // MARK: The parser and the validator directly
+
+    /// A tree is built of at most `maximumValues` values (every scalar, array and object in it),
+    /// and the error says where the value over the limit starts.
+    @Test func aTreeIsBuiltOfAtMostTheLimitsValues() throws {
+        let text = Data("[1, [2], {\"a\": 3}]".utf8) // 6 values
+        #expect(
+            try JSONParser.parse(text, maximumValues: 6)
+                == .array([.integer(1), .array([.integer(2)]), .object(["a": .integer(3)])]))
+        #expect(throws: JSONValueLimitError(limit: 5, offset: 15)) { try JSONParser.parse(text, maximumValues: 5) }
+        #expect(throws: JSONValueLimitError(limit: 1, offset: 1)) { try JSONParser.parse(text, maximumValues: 1) }
+        // Members read one by one share one allowance.
+        func members(allowance: Int) throws -> Int {
+            var left = allowance
+            try JSONParser.read(Data(#"{"a": [1, 2], "b": [3]}"#.utf8)) { parser in
+                try parser.forEachMember { _, parser in _ = try parser.readValue(allowance: &left) }
+            }
+            return left
+        }
+        #expect(try members(allowance: 5) == 0)
+        #expect(throws: JSONValueLimitError.self) { try members(allowance: 4) }
+        // Each readValue has the whole limit.
+        try JSONParser.read(Data(#"[[1, 2], [3, 4]]"#.utf8), maximumValues: 3) { parser in
+            try parser.forEachElement { _, parser in _ = try parser.readValue() }
+        }
+    }
+
+    /// An object takes the room of its members, no more: an order's item of 4 took room for 8
+    /// (352 bytes), and `{}` took as much.
+    @Test func anObjectIsBuiltAtItsSize() throws {
+        let value = try JSONParser.parse(Data(#"[{}, {"a": 1, "b": 2, "c": 3, "d": 4}, {"e": {"f": [{"g": 5}]}}]"#.utf8))
+        guard case .array(let elements) = value, elements.count == 3, case .object(let empty) = elements[0],
+            case .object(let four) = elements[1], case .object(let nested) = elements[2]
+        else {
+            Issue.record("\(value)")
+            return
+        }
+        #expect(empty.capacity == 0)
+        #expect(four.count == 4 && four.capacity < 8)
+        #expect(four.map(\.key) == ["a", "b", "c", "d"])
+        #expect(nested.capacity == 1)
+        #expect(value["x"] == nil && elements[2]["e"]?["f"] == .array([.object(["g": .integer(5)])]))
+    }
+
+    /// A page's `deleted` keys are read one by one, not as a tree, so no limit on values caps
+    /// how many a page deletes; a record one value over the limit is refused, one at it is not.
+    @Test func deletedKeysAreNotLimitedButRecordsAre() throws {
+        let keys = (0..<50).map { "\"k\($0)\"" }.joined(separator: ", ")
+        // 5 values of its own, and 5 more in `extra` (the array and 4 numbers): 10.
+        let atLimit = #"{"id": "f", "name": "F", "imageName": "f", "urlString": "u", "description": "d", "extra": [1, 2, 3, 4]}"#
+        var validator = FeedValidator(maximumValues: 10)
+        var collector = FeedCollector()
+        let page = URL(fileURLWithPath: "/tmp/feed.json")
+        try validator.add(
+            Data(#"{"version": 1, "deleted": {"events": [\#(keys)]}, "frameworks": [\#(atLimit)]}"#.utf8), source: page.path,
+            pageURL: page, into: &collector)
+        try validator.finish()
+        #expect(collector.feed.deleted[.event].count == 50)
+        #expect(collector.feed.frameworks.map(\.id) == ["f"])
+
+        var refusing = FeedValidator(maximumValues: 10)
+        let overLimit = atLimit.replacingOccurrences(of: "[1, 2, 3, 4]", with: "[1, 2, 3, 4, 5]")
+        try refusing.add(
+            Data(#"{"version": 1, "frameworks": [\#(overLimit)]}"#.utf8), source: page.path, pageURL: page,
+            into: &collector)
+        do {
+            try refusing.finish()
+            Issue.record("a record of 11 values was accepted")
+        } catch let error as FeedValidationError {
+            #expect(error.problems.map(\.path) == ["frameworks[0]"])
+            #expect(
+                error.problems.first?.message.contains("holds more than 10 JSON values (reached in its member 'extra')") == true)
+        }
+    }
 
     @Test func deepNestingIsAnErrorNotACrash() throws {
         for depth in [257, 100_000] {

@@ -32,6 +32,8 @@ extension Order {
         var items: [OrderItem]?
         switch fields.member("items") {
         case nil: fields.problem("items", "is required (at least one item)")
+        case .array(let elements)? where elements.count > maximumItems:
+            fields.problem("items", "holds \(elements.count) items, more than an order may hold (\(maximumItems))")
         case .array(let elements)?:
             if elements.isEmpty { fields.problem("items", "must hold at least one item") }
             var parsed: [OrderItem] = []

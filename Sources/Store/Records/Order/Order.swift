@@ -5,8 +5,14 @@ public struct Order: Sendable, Codable, Equatable, Hashable, Identifiable {
     public var id: String
     /// When it was placed; the store keeps millisecond precision.
     public var placedAt: Date
-    /// At least one item, in order.
+    /// At least one item and at most `maximumItems`, in order.
     public var items: [OrderItem]
+
+    /// The most items an order may hold. A write of more is refused, and so is a feed's order
+    /// of more: at 5 JSON values an item, any order the store holds stays well within what one
+    /// feed record may hold (`JSONParser.defaultMaximumValues`, a million), so every order it
+    /// exports or publishes is one its clients read.
+    public static let maximumItems = 100_000
 
     /// An order with its items.
     public init(id: String, placedAt: Date, items: [OrderItem]) {

@@ -202,6 +202,11 @@ public struct OrderTable {
             throw StoreError.invalidRecord(
                 kind: .order, key: order.id, field: "items", reason: "an order needs at least one item (as stored)")
         }
+        if order.items.count > Order.maximumItems {
+            throw StoreError.invalidRecord(
+                kind: .order, key: order.id, field: "items",
+                reason: "\(order.items.count) items are more than an order may hold (\(Order.maximumItems)) (as stored)")
+        }
         _ = try order.total
         return order
     }
