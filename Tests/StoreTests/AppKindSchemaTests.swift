@@ -297,9 +297,15 @@ struct AppKindSchemaTests {
             } throws: { error in
                 String(describing: error).contains("reading 'r'") && String(describing: error).contains("'inf'")
             }
-            let folder = directory.url.appendingPathComponent("public", isDirectory: true)
+            // The folders the failed publish created are removed again; one that was there stays.
+            let parent = directory.url.appendingPathComponent("new", isDirectory: true)
+            let folder = parent.appendingPathComponent("public", isDirectory: true)
             await #expect(throws: StoreError.self) { _ = try await store.publish(to: folder) }
-            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path))
+            #expect(!FileManager.default.fileExists(atPath: parent.path))
+            let existing = directory.url.appendingPathComponent("existing", isDirectory: true)
+            try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: false)
+            await #expect(throws: StoreError.self) { _ = try await store.publish(to: existing) }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: existing.path) == [])
             #expect(JSONValue.isJSONNumber("-0.5e+3") && JSONValue.isJSONNumber("0") && JSONValue.isJSONNumber("10"))
             for text in ["inf", "nan", "1.", ".5", "+1", "01", "0x10", "1e", "-", ""] {
                 #expect(!JSONValue.isJSONNumber(text), "\(text)")

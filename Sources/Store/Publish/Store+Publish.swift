@@ -15,26 +15,35 @@ extension Store {
     ///
     /// Deletes from the folder only files it wrote (segments and snapshot pages, by name, and
     /// its own temporary files), once no manifest has named them for the grace period; never
-    /// another file that shares the folder, nor the store.
+    /// another file that shares the folder, nor the store. A folder it created (and its missing
+    /// parents) it removes again if it fails, as long as they are empty.
     public func publish(to folder: URL, options: PublishOptions = PublishOptions()) async throws -> PublishReport {
         let folder = folder.standardizedFileURL
         var isDirectory: ObjCBool = false
+        var created: CreatedFolders?
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw PublishError(path: folder.path, reason: "not a folder") }
         } else {
             do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                created = try CreatedFolders.create(folder.path)
             } catch {
                 throw PublishError(path: folder.path, reason: "cannot create the folder: \(FeedLoader.reason(error))")
             }
         }
-        // The lock first, then the store's snapshot and the publish's time: see `PublishLock`
-        // (a publish that waited stamps its manifest and retirements with when it ran).
-        let lock = try await PublishLock.acquire(folder: folder)
-        let publisher = Publisher(
-            folder: folder, storePath: path, options: options, imageBudget: configuration.imageCacheBudget,
-            now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes),
-            appNamespace: configuration.appMigrations?.namespace)
-        return try await read { db in try publisher.publish(db: db, holding: lock) }
+        do {
+            // The lock first, then the store's snapshot and the publish's time: see `PublishLock`
+            // (a publish that waited stamps its manifest and retirements with when it ran).
+            let lock = try await PublishLock.acquire(folder: folder)
+            let publisher = Publisher(
+                folder: folder, storePath: path, options: options, imageBudget: configuration.imageCacheBudget,
+                now: configuration.clock.now(), handlers: RecordKinds.handlers(registering: configuration.recordTypes),
+                appNamespace: configuration.appMigrations?.namespace)
+            return try await read { db in try publisher.publish(db: db, holding: lock) }
+        } catch {
+            // A record the publish could not write (an app's invalid `feedValue`), a full disk:
+            // the folder it made for the publish is not left behind, empty.
+            created?.removeIfEmpty()
+            throw error
+        }
     }
 }

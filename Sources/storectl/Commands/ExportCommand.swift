@@ -104,11 +104,10 @@ struct ExportCommand: AsyncParsableCommand {
             try await store.withStore(.existing) { store in
                 // Created once the store has opened, and removed again if the export then fails
                 // (a full disk, a record that cannot be read): a failed export creates no folder.
-                let created = Self.missingFolders(of: out)
+                let created: CreatedFolders
                 do {
-                    try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+                    created = try CreatedFolders.create(out)
                 } catch {
-                    Self.removeEmptyFolders(created)
                     throw CLIError("\(out): cannot create the folder: \(error.localizedDescription)")
                 }
                 do {
@@ -116,7 +115,7 @@ struct ExportCommand: AsyncParsableCommand {
                         pageSize: pageSize, pageBytes: pageBytes?.bytes ?? 32 << 20, includingImageData: includingImageData,
                         toFolder: out)
                 } catch {
-                    Self.removeEmptyFolders(created)
+                    created.removeIfEmpty()
                     throw error
                 }
             }
@@ -130,30 +129,6 @@ struct ExportCommand: AsyncParsableCommand {
         OutputFile.removeFiles(
             in: out, where: { Store.isLaterPageName($0) && !kept.contains($0) }, storePath: store.resolvedPath)
         Output.printError("wrote \(names.count) page\(names.count == 1 ? "" : "s") to \(out)")
-    }
-
-    /// The folders creating `path` (and its missing parents) would create, deepest first:
-    /// empty if it exists.
-    private static func missingFolders(of path: String) -> [String] {
-        // The path as given, never resolved by hand: `..` and links mean what the kernel says.
-        var missing: [String] = []
-        var folder = path
-        var info = stat()
-        while !missing.contains(folder), lstat(folder, &info) != 0, errno == ENOENT {
-            missing.append(folder)
-            folder = PathName.folder(of: folder)
-        }
-        return missing
-    }
-
-    /// Removes the folders a failed export created, deepest first, each only if it is empty
-    /// (`rmdir`): the export's temporary pages are gone by then, and anything another program
-    /// put there meanwhile stays, with the folders holding it.
-    private static func removeEmptyFolders(_ folders: [String]) {
-        for folder in folders {
-            // One that is not empty (or not there) ends it: the folders above hold it.
-            guard rmdir(folder) == 0 else { return }
-        }
     }
 
     /// Runs an export to files; a file that cannot be written is reported as before.
