@@ -83,6 +83,29 @@ struct SyncMemoryTests {
         }
     }
 
+    /// A record's problems are counted, but only the first hundred are kept with their text
+    /// (all a feed's error lists show): an order of 100,000 items, each naming a member nine
+    /// times, reports 1,099,989 problems, whose paths and messages took 288 MB (debug storectl)
+    /// for a 5.6 MB page, for the validator to drop all but a hundred; now 83 MB. The count is
+    /// still the whole one.
+    @Test("a record of a million problems is refused in bounded memory, its problems counted")
+    func problemsOfOneRecordAreCountedNotKept() async throws {
+        let storectl = try Storectl()
+        let item = #"{"a": 0, "a": 0, "a": 0, "a": 0, "a": 0, "a": 0, "a": 0, "a": 0, "a": 0}"#
+        let items = Array(repeating: item, count: 99_999).joined(separator: ",")
+        let page = try storectl.directory.write(
+            Data(#"{"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [\#(items)]}]}"#.utf8),
+            to: "page.json")
+        let db = storectl.directory.path + "/refused.sqlite"
+        let (status, stderr, peak) = try await Self.failureWithPeak(storectl, ["sync", page, "--db", db], addressSpace: 3 << 30)
+        print("SyncMemoryTests: an order of 1,099,989 problems refused at \(peak >> 20) MiB")
+        #expect(status == 1, "\(stderr)")
+        #expect(stderr.contains("the feed has 1099989 problems"), "\(stderr)")
+        #expect(stderr.contains("\(page): orders[0].items[0]: the member 'a' appears more than once"), "\(stderr)")
+        let size = try FileManager.default.attributesOfItem(atPath: page)[.size] as? Int ?? 0
+        #expect(peak < size + 120_000_000, "\(peak) for \(size) bytes")
+    }
+
     /// Peak resident bytes of `storectl arguments...`.
     ///
     /// `largeBlocksUnmapped`: glibc's malloc is given a fixed mmap threshold of 128 KiB

@@ -17,8 +17,15 @@ public struct FeedFields {
     private var parent: (base: String, index: Int)?
     /// Where the next lookup starts: fields are usually read in the order the feed writes them.
     private var hint = 0
-    /// Problems found so far: JSON path and message.
+    /// Problems found so far: JSON path and message, the first `keptProblems` of them.
     private(set) var problems: [(path: String, message: String)] = []
+    /// How many problems were found, the ones not kept in `problems` included.
+    private(set) var problemCount = 0
+    /// The most problems kept with their text: no more than the feed's error lists
+    /// (`FeedValidator.maximumProblems`). The others are only counted: an order of 100,000
+    /// items can report 400,000 problems, which took 80 MB (and a record of a million repeated
+    /// members 55 MB) to keep, for the validator to drop all but a hundred.
+    static let keptProblems = FeedValidator.maximumProblems
     /// The record's key, once the validator has read and checked it.
     var key = ""
     /// The page the object comes from, which relative URLs resolve against.
@@ -53,6 +60,8 @@ public struct FeedFields {
 
     /// Reports a problem with field `name` (or with the whole object when `name` is empty).
     public mutating func problem(_ name: String, _ message: String) {
+        problemCount += 1
+        guard problems.count < Self.keptProblems else { return }
         let path = path
         problems.append((name.isEmpty ? path : path.isEmpty ? name : "\(path).\(name)", message))
     }
@@ -166,6 +175,7 @@ public struct FeedFields {
         self.index = index
         members.removeAll(keepingCapacity: true)
         problems.removeAll()
+        problemCount = 0
         hint = 0
         hasDuplicates = false
         key = ""
@@ -183,10 +193,17 @@ public struct FeedFields {
     }
 
     /// Forgets the problems reported so far (the validator has taken them).
-    mutating func clearProblems() { problems.removeAll(keepingCapacity: true) }
+    mutating func clearProblems() {
+        problems.removeAll(keepingCapacity: true)
+        problemCount = 0
+    }
 
-    /// Takes the problems a nested object reported.
-    mutating func absorb(_ nested: FeedFields) { problems += nested.problems }
+    /// Takes the problems a nested object reported (its count, and its texts while fewer than
+    /// `keptProblems` are kept).
+    mutating func absorb(_ nested: FeedFields) {
+        problems += nested.problems.prefix(Self.keptProblems - problems.count)
+        problemCount += nested.problemCount
+    }
 
     /// Reads the object's members from `parser` (which must be at an object) into the buffer,
     /// reporting each repeated member. The members' values share the parser's limit on values

@@ -267,8 +267,11 @@ struct FeedValidator {
 
     /// Moves the problems the buffer's record reported into the feed's.
     private mutating func takeProblems() {
-        guard !fields.problems.isEmpty else { return }
+        guard fields.problemCount > 0 else { return }
         for found in fields.problems { problem(found.path, found.message) }
+        // The ones the buffer only counted (past its first hundred, which are all a feed's
+        // error lists): counted here too.
+        problemCount += fields.problemCount - fields.problems.count
         fields.clearProblems()
     }
 

@@ -72,7 +72,7 @@ extension RecordKindHandler {
     }
 
     func decode(_ fields: inout FeedFields, into batch: inout FeedBatch) {
-        guard let record = decode(&fields), fields.problems.isEmpty else { return }
+        guard let record = decode(&fields), fields.problemCount == 0 else { return }
         batch.append(record, hash: remoteHash(of: record), of: self)
     }
 
@@ -81,7 +81,7 @@ extension RecordKindHandler {
     func check(_ fields: inout FeedFields) { _ = decode(&fields) }
 
     func collect(_ fields: inout FeedFields, into feed: inout Feed) {
-        guard let record = decode(&fields), fields.problems.isEmpty else { return }
+        guard let record = decode(&fields), fields.problemCount == 0 else { return }
         feed.append(record, kind: kind, feedValue: feedValue(of: record))
     }
 
@@ -114,9 +114,9 @@ struct AppKindHandler<R: StoreRecord>: TableBackedKind {
     /// record was dropped from the sync without a word). (`columnValues` of the wrong length
     /// fail the record's first statement: `RecordTable`.)
     func decode(_ fields: inout FeedFields) -> R? {
-        let problems = fields.problems.count
+        let problems = fields.problemCount
         let record = R.decode(&fields)
-        if record == nil, fields.problems.count == problems {
+        if record == nil, fields.problemCount == problems {
             fields.problem("", "refused by the kind's decode, which named no field")
         }
         return record

@@ -555,6 +555,28 @@ struct FeedValidationBehaviourTests {
         }
     }
 
+    /// A record keeps the text of its first hundred problems only (all the list shows), but
+    /// every one counts, its items' included, and so do the problems of the records after it.
+    @Test func problemsOfOneRecordPastTheListAreCounted() async throws {
+        try await withBehaviourStore { store, folder in
+            let items = Array(repeating: "{}", count: 150).joined(separator: ",")
+            let text = #"""
+                {"version": 1, "orders": [{"id": "o", "placedAt": "2026-11-20T09:30:00Z", "items": [\#(items)]}],
+                 "events": [{"id": "e", "title": "t", "date": "2026-02-30"}]}
+                """#
+            let source = try folder.write("feed.json", text)
+            let error = await behaviourError { try await store.sync(from: source) }
+            let validation = try #require(error as? FeedValidationError)
+            // Three a item (itemName, price, aisle), then the event's date.
+            #expect(validation.totalCount == 451)
+            #expect(validation.problems.count == FeedValidator.maximumProblems)
+            #expect(validation.problems.first?.path == "orders[0].items[0].itemName")
+            #expect(validation.problems.last?.path == "orders[0].items[33].itemName")
+            #expect(validation.description.contains("... and 351 more problems"))
+            #expect(try await store.orders.count() == 0)
+        }
+    }
+
     // MARK: The parser and the validator directly
 
     /// A tree is built of at most `maximumValues` values (every scalar, array and object in it),

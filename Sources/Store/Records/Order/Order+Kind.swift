@@ -46,7 +46,7 @@ extension Order {
                     continue
                 }
                 var itemFields = fields.nested(members, in: "items", at: index)
-                if let item = OrderItem.decode(&itemFields), itemFields.problems.isEmpty {
+                if let item = OrderItem.decode(&itemFields), itemFields.problemCount == 0 {
                     parsed.append(item)
                 } else {
                     valid = false
