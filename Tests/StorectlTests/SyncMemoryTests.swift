@@ -106,6 +106,24 @@ struct SyncMemoryTests {
         #expect(peak < size + 120_000_000, "\(peak) for \(size) bytes")
     }
 
+    /// A local feed's image url is checked by its path with `.` and `..` resolved: the path was
+    /// split into an array of its parts, and those kept in another, 64 bytes a part: a url of
+    /// five million `a/` (a 10 MB page) peaked at 524 MB (debug storectl), 20 MB at 1 GB. Now one
+    /// buffer of the path's bytes: 156 MB, most of it the url's copies (the page, the string,
+    /// its URL and path, the rows that store it as a key).
+    @Test("a local feed's image url of millions of parts is checked in bounded memory")
+    func imageURLOfManyPartsIsCheckedInBoundedMemory() async throws {
+        let storectl = try Storectl()
+        let url = String(repeating: "a/", count: 5_000_000) + "i.png"
+        let page = try storectl.directory.write(
+            Data(#"{"version": 1, "images": [{"url": "\#(url)", "data": "AAAA"}]}"#.utf8), to: "page.json")
+        let db = storectl.directory.path + "/store.sqlite"
+        let peak = try await Self.peakResidentBytes(storectl, ["sync", page, "--db", db, "--quiet"])
+        print("SyncMemoryTests: an image url of 5,000,000 parts synced at \(peak >> 20) MiB")
+        let size = try FileManager.default.attributesOfItem(atPath: page)[.size] as? Int ?? 0
+        #expect(peak < 25 * size, "\(peak) for \(size) bytes")
+    }
+
     /// Peak resident bytes of `storectl arguments...`.
     ///
     /// `largeBlocksUnmapped`: glibc's malloc is given a fixed mmap threshold of 128 KiB

@@ -69,15 +69,34 @@ enum LocalImagePath {
     /// holding NUL.
     static func normalized(_ path: String) -> String? {
         guard path.hasPrefix("/"), !path.utf8.contains(0) else { return nil }
-        var parts: [Substring] = []
-        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
-            switch part {
-            case ".": continue
-            case "..": _ = parts.popLast()
-            default: parts.append(part)
+        // Written into one buffer of the path's bytes, a `..` cutting it back to its last
+        // slash: the path split into an array of parts, kept in another, took 64 bytes a part
+        // (an image url of 10 million `a/` in a 20 MB page took 1 GB).
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
+        var path = path
+        let result = path.withUTF8 { bytes -> [UInt8] in
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != slash { end += 1 }
+                switch end - start {
+                case 0: break
+                case 1 where bytes[start] == dot: break
+                case 2 where bytes[start] == dot && bytes[start + 1] == dot:
+                    // Each byte is cut once at most: linear however many `..` there are.
+                    result.removeSubrange((result.lastIndex(of: slash) ?? 0)...)
+                default:
+                    result.append(slash)
+                    result.append(contentsOf: bytes[start..<end])
+                }
+                start = end + 1
             }
+            return result
         }
-        return "/" + parts.joined(separator: "/")
+        return result.isEmpty ? "/" : String(decoding: result, as: UTF8.self)
     }
 
     private static func isInside(_ path: String, _ folder: String) -> Bool {

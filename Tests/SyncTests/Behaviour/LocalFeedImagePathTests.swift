@@ -137,6 +137,20 @@ struct LocalImageDownloadTests {
 /// naming any other file is refused before that file is read.
 @Suite(.timeLimit(.minutes(5)))
 struct LocalFeedNextTests {
+    /// The path a local feed's file is checked by: `.` and `..` resolved as text, empty parts
+    /// dropped, never above the root.
+    @Test func pathsAreNormalizedAsText() {
+        let cases: [(String, String?)] = [
+            ("/", "/"), ("/a/./b//../c/", "/a/c"), ("/a/..", "/"), ("/..", "/"), ("/a/../../b", "/b"),
+            ("/a/b/..", "/a"), ("/é/ü/../x", "/é/x"), ("/a/...", "/a/..."), ("/a/.b/..c", "/a/.b/..c"),
+            ("a/b", nil), ("/a\u{0}b", nil),
+        ]
+        for (path, expected) in cases { #expect(LocalImagePath.normalized(path) == expected, "\(path)") }
+        // Many parts, then as many `..`: each cuts back its own part only.
+        let long = "/" + String(repeating: "a/", count: 200_000) + String(repeating: "../", count: 199_999)
+        #expect(LocalImagePath.normalized(long) == "/a")
+    }
+
     @Test(arguments: ["/etc/passwd", "../secret.json", "file:///etc/passwd", "pages/../../secret.json"])
     func nextOutOfTheFolderIsRefused(_ next: String) async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
