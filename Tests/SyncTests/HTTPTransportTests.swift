@@ -258,6 +258,37 @@ struct HTTPTransportTests {
         #expect(sent < size / 2)
     }
 
+    /// A chunked body of 1-byte chunks: URLSession on Linux keeps a timer of about 450 bytes
+    /// for each piece libcurl hands over (each chunk) until the exchange ends, so 6 bytes on the
+    /// wire cost 450 of memory (a 1 MB body took 460 MB, 4 MB 1.8 GB). Refused once past
+    /// `piecesAllowedAnyway` pieces averaging under 1 KiB, long before the body's cap (here
+    /// 1,000, not 32,768: a server and a client making that many pieces take seconds).
+    /// A body of more pieces, in chunks of 4 KiB, is taken whole.
+    @Test(.enabled(if: URLSessionExchange.boundsPieces, "URLSession on Linux only"))
+    func bodyOfTinyChunksIsRefused() async throws {
+        let server = try await FeedServer.start()
+        defer { server.stop() }
+        let transport = HTTPTransport.urlSession(exchangeTimeout: nil, piecesAllowedAnyway: 1_000)
+        let url = server.url("/big?bytes=20000&chunked=1&block=1")
+
+        let (error, _) = await failure { try await transport.send(HTTPRequest(url: url)) }
+
+        #expect(error as? HTTPError == .tooFragmented(url: url, pieces: 1_000))
+        #expect((error as? HTTPError)?.isTransient == false)
+        let whole = try await transport.send(HTTPRequest(url: server.url("/big?bytes=8000000&chunked=1&block=4096")))
+        #expect(whole.body.count == 8_000_000)
+    }
+
+    /// Past `piecesAllowedAnyway` pieces, only a body of pieces averaging under 1 KiB is refused.
+    @Test(.enabled(if: URLSessionExchange.boundsPieces, "URLSession on Linux only"))
+    func manyPiecesOfAKilobyteAreAccepted() {
+        let allowed = URLSessionExchange.piecesAllowedAnyway
+        #expect(!URLSessionExchange.isTooFragmented(pieces: allowed, received: allowed))
+        #expect(URLSessionExchange.isTooFragmented(pieces: allowed + 1, received: allowed + 1))
+        #expect(!URLSessionExchange.isTooFragmented(pieces: allowed * 4, received: allowed * 4 * 1_024))
+        #expect(URLSessionExchange.isTooFragmented(pieces: allowed * 4, received: allowed * 4 * 1_023))
+    }
+
     @Test func bodyAtTheLimitIsAccepted() async throws {
         let server = try await FeedServer.start()
         defer { server.stop() }

@@ -19,7 +19,8 @@ Routes (GET):
   /redirect-loop                   302 to itself
   /redirect-to/<url-encoded URL>   302 (or ?status=301/303/307/308) to that URL
   /big?bytes=N                     N bytes with Content-Length; &chunked=1 for chunked encoding;
-                                   &pace=0.01 waits that long between 64 KiB blocks
+                                   &pace=0.01 waits that long between 64 KiB blocks; &block=1
+                                   sends blocks (and chunks) of that many bytes (1 to 65536)
   /headers-echo                    the request headers as JSON (names lowercased)
   /hits                            JSON {path: hits}, not counting /hits and /bytes-sent
   /bytes-sent                      JSON {path: body bytes written}, recorded once a /big ends
@@ -89,7 +90,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.redirect(target, int(query.get("status", "302")))
         if path == "/big":
             pace = min(max(float(query.get("pace", "0")), 0), 1)
-            return self.big(int(query.get("bytes", "0")), query.get("chunked") == "1", pace)
+            block = min(max(int(query.get("block", "65536")), 1), 65536)
+            return self.big(int(query.get("bytes", "0")), query.get("chunked") == "1", pace, block)
         if head == "count" and len(parts) > 1:
             return self.serve_file(path[len("/count/"):])
         if head == "status" and len(parts) > 1:
@@ -186,7 +188,7 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x")
             self.wfile.flush()
 
-    def big(self, size, chunked, pace):
+    def big(self, size, chunked, pace, block_size=65536):
         size = min(max(size, 0), MAX_BIG)
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
@@ -195,21 +197,25 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self.send_header("Content-Length", str(size))
         self.end_headers()
-        block = b"x" * 65536
+        block = b"x" * block_size
         sent = 0
+        # Small blocks are gathered into writes of 64 KiB: one system call per 1-byte chunk
+        # took the server seconds.
+        pending = bytearray()
         try:
             while sent < size:
                 data = block[: size - sent]
-                if chunked:
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                else:
-                    self.wfile.write(data)
+                pending += b"%x\r\n%s\r\n" % (len(data), data) if chunked else data
                 sent += len(data)
+                if len(pending) >= 65536 or pace:
+                    self.wfile.write(pending)
+                    pending.clear()
                 if pace:
                     self.wfile.flush()
                     time.sleep(pace)
             if chunked:
-                self.wfile.write(b"0\r\n\r\n")
+                pending += b"0\r\n\r\n"
+            self.wfile.write(pending)
             self.wfile.flush()
         finally:
             with lock:

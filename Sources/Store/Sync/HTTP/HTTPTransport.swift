@@ -99,6 +99,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `image/*` nor `application/octet-stream` nor `binary/octet-stream` (a `200 text/html`
     /// soft 404). Nothing is cached, so the next load or sync tries again. Not retried.
     case notAnImage(url: URL, reason: String)
+    /// The body came in more pieces than the transport takes (`pieces`, averaging under 1 KiB:
+    /// a chunked body of tiny chunks), which URLSession on Linux holds about 450 bytes each
+    /// until the exchange ends. Reading stopped there. Not retried.
+    case tooFragmented(url: URL, pieces: Int)
     /// The body could not be written to `path`, the request's `bodyFile` (a full disk or
     /// TMPDIR, a folder removed): this machine's problem, not the server's. Not retried.
     case cannotWriteBody(url: URL, path: String, reason: String)
@@ -111,7 +115,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .connectionFailed, .timedOut, .truncated: true
         case .status(_, let code): code == 429 || (500...599).contains(code)
-        case .tooLarge, .tooManyRedirects, .redirectRefused, .notAnImage, .cannotWriteBody, .gaveUp: false
+        case .tooLarge, .tooFragmented, .tooManyRedirects, .redirectRefused, .notAnImage, .cannotWriteBody, .gaveUp: false
         }
     }
 
@@ -123,6 +127,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(url.redacted): the body was cut short (\(received) of \(expected) bytes)"
         case .tooLarge(let url, let limit):
             "\(url.redacted): the body is larger than the limit of \(limit) byte\(limit == 1 ? "" : "s")"
+        case .tooFragmented(let url, let pieces):
+            "\(url.redacted): the body came in more than \(pieces) pieces averaging under 1 KiB (tiny chunks); "
+                + "serve it in larger chunks, or with a Content-Length"
         case .tooManyRedirects(let url, let limit): "\(url.redacted): more than \(limit) redirects"
         case .redirectRefused(let from, let to, let reason):
             "\(from.redacted): refused to follow the redirect to \(to.redacted): \(reason)"

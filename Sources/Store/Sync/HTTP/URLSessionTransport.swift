@@ -23,11 +23,18 @@ extension HTTPTransport {
     /// A timeout beyond a year counts as a year (ten times `Duration.seconds(Int64.max)` would
     /// overflow, and Foundation's intervals lose it long before).
     public static func urlSession(exchangeTimeout: Duration? = nil) -> HTTPTransport {
+        urlSession(exchangeTimeout: exchangeTimeout, piecesAllowedAnyway: URLSessionExchange.piecesAllowedAnyway)
+    }
+
+    /// The same, a body of tiny pieces refused past `piecesAllowedAnyway` of them (a test's is
+    /// small; see `URLSessionExchange.piecesAllowedAnyway`).
+    static func urlSession(exchangeTimeout: Duration?, piecesAllowedAnyway: Int) -> HTTPTransport {
         HTTPTransport { request in
             var request = request
             request.timeout = min(request.timeout, longestTimeout)
             return try await URLSessionExchange.run(
-                request, exchangeTimeout: min(exchangeTimeout ?? request.timeout * 10, longestTimeout * 10))
+                request, exchangeTimeout: min(exchangeTimeout ?? request.timeout * 10, longestTimeout * 10),
+                piecesAllowedAnyway: piecesAllowedAnyway)
         }
     }
 
@@ -47,6 +54,7 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
     // delegate asynchronously on `delegateQueue`, so nothing re-enters the lock.
     private let request: HTTPRequest
     private let exchangeTimeout: Duration
+    private let piecesAllowedAnyway: Int
     private let lock = NSLock()
     private var state: State
 
@@ -67,18 +75,23 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         var body = Data()
         /// Body bytes received (in `body` or in the file).
         var received = 0
+        /// The pieces they came in (one per `didReceive data`).
+        var pieces = 0
         /// The open `request.bodyFile`, from the response on.
         var file: FileHandle?
         var started: ContinuousClock.Instant
         var lastActivity: ContinuousClock.Instant
     }
 
-    static func run(_ request: HTTPRequest, exchangeTimeout: Duration) async throws -> HTTPResponse {
+    static func run(_ request: HTTPRequest, exchangeTimeout: Duration, piecesAllowedAnyway: Int) async throws
+        -> HTTPResponse
+    {
         let scheme = request.url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw HTTPError.connectionFailed(url: request.url, reason: "only http and https URLs are supported")
         }
-        let exchange = URLSessionExchange(request: request, exchangeTimeout: exchangeTimeout)
+        let exchange = URLSessionExchange(
+            request: request, exchangeTimeout: exchangeTimeout, piecesAllowedAnyway: piecesAllowedAnyway)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation)
@@ -88,9 +101,10 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
     }
 
-    private init(request: HTTPRequest, exchangeTimeout: Duration) {
+    private init(request: HTTPRequest, exchangeTimeout: Duration, piecesAllowedAnyway: Int) {
         self.request = request
         self.exchangeTimeout = exchangeTimeout
+        self.piecesAllowedAnyway = piecesAllowedAnyway
         let now = ContinuousClock.now
         self.state = State(currentURL: request.url, started: now, lastActivity: now)
     }
@@ -293,6 +307,7 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         var errorStatus: HTTPResponse?
+        var fragmented: URL?
         let tooLarge = withState { state -> (URL, String?)? in
             guard !state.finished else { return nil }
             state.lastActivity = .now
@@ -309,6 +324,11 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
                 return (state.response?.url ?? state.currentURL, nil)
             }
             state.received += data.count
+            state.pieces += 1
+            if Self.isTooFragmented(pieces: state.pieces, received: state.received, allowedAnyway: piecesAllowedAnyway) {
+                fragmented = state.response?.url ?? state.currentURL
+                return nil
+            }
             if let file = state.file {
                 do {
                     try file.write(contentsOf: data)
@@ -322,6 +342,10 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         }
         if let errorStatus {
             finish(.success(errorStatus))
+            return
+        }
+        if let fragmented {
+            fail(.tooFragmented(url: fragmented, pieces: piecesAllowedAnyway))
             return
         }
         if let (url, writeFailure) = tooLarge {
@@ -431,6 +455,36 @@ final class URLSessionExchange: NSObject, URLSessionDataDelegate, @unchecked Sen
         finish(
             .success(HTTPResponse(url: url, status: response.statusCode, headers: headers, body: snapshot.body)),
             cancelTask: false)
+    }
+
+    // MARK: Pieces
+
+    /// FoundationNetworking (Linux) makes a new dispatch timer for each piece of body libcurl
+    /// hands over, to restart the request's timeout, and they are not freed while the transfer
+    /// runs: about 450 bytes a piece. libcurl hands over each chunk of a chunked body as a
+    /// piece, and a chunk of one byte takes six on the wire: a server sending a 1 MB body in
+    /// 1-byte chunks took 460 MB and 16 s (debug storectl), 4 MB 1.8 GB; the body cap (256 MiB by
+    /// default) allowed about 115 GB. So a body may come in up to `piecesAllowedAnyway` pieces,
+    /// and past that only if they average at least `leastAveragePiece` bytes (timers of less
+    /// than half the body's size). libcurl runs ahead of this delegate, so more pieces than
+    /// counted are made before the refusal stops it: refused at 32,768, such a sync peaked at
+    /// 55 to 106 MB; at 131,072, 150 to 330 MB. Chunks of 4 KiB or more, or a body read as it
+    /// arrives over TCP (segments of about 1.4 KB), are far from it; a server that flushes each
+    /// small write (a record) as a chunk is refused past 32,768 of them.
+    static let piecesAllowedAnyway = 32_768
+    static let leastAveragePiece = 1_024
+
+    /// Whether pieces are counted: on Linux only, since URLSession on Apple platforms keeps no
+    /// timer per piece.
+    #if canImport(FoundationNetworking)
+        static let boundsPieces = true
+    #else
+        static let boundsPieces = false
+    #endif
+
+    /// Whether a body of `received` bytes that came in `pieces` pieces is refused.
+    static func isTooFragmented(pieces: Int, received: Int, allowedAnyway: Int = piecesAllowedAnyway) -> Bool {
+        boundsPieces && pieces > allowedAnyway && pieces > received / leastAveragePiece
     }
 
     // MARK: Errors
