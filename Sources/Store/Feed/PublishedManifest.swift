@@ -155,7 +155,7 @@ struct PublishedManifest: Sendable, Equatable {
             guard case .object = value else { throw fail(path, "expected an object, found \(value.typeDescription)") }
             try checkDuplicates(value, path)
             let name = try string(value["name"], path + ".name")
-            if let reason = refusal(ofName: name) { throw fail(path + ".name", "'\(name)' \(reason)") }
+            if let reason = refusal(ofName: name) { throw fail(path + ".name", "\(FeedFields.quote(name)) \(reason)") }
             let size = try integer(value["size"], path + ".size", maximum: maximumSequence)
             // The sync's cap on a file is checked by the sync, for the files it reads.
             let digest = try string(value["sha256"], path + ".sha256")

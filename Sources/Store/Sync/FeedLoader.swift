@@ -92,7 +92,8 @@ struct FeedLoader: Sendable {
             else { break }
             if let earlier = visited[nextURL.absoluteString] {
                 fetched.pages[fetched.pages.count - 1].problems.append(
-                    FeedProblem(source: page.name, path: "next", message: "'\(next)' loops back to page \(earlier)"))
+                    FeedProblem(
+                        source: page.name, path: "next", message: "\(FeedFields.quote(next)) loops back to page \(earlier)"))
                 break
             }
             if number >= options.maximumPages {
@@ -159,11 +160,27 @@ struct FeedLoader: Sendable {
         return response
     }
 
+    /// The longest URL a `next` may lead to, in bytes (once resolved against its page). A page's
+    /// URL names it in every problem found in it (and the sync's history keeps the error): a
+    /// `next` of 100 KB made the error of a page's hundred problems 10 MB, and a relative one
+    /// grows with each page it is resolved against. Servers refuse far shorter request lines
+    /// (8 KiB in nginx), and a path is at most 4,096 bytes.
+    static let longestPageURL = 8_192
+
     private func resolveNext(_ next: String, from page: FetchedFeed.Page, source: FeedSource, problems: inout [FeedProblem])
         -> URL?
     {
+        let quoted = FeedFields.quote(next)
         guard let url = URL(string: next, relativeTo: page.url)?.absoluteURL, let scheme = url.scheme?.lowercased() else {
-            problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' is not a URL"))
+            problems.append(FeedProblem(source: page.name, path: "next", message: "\(quoted) is not a URL"))
+            return nil
+        }
+        let length = url.absoluteString.utf8.count
+        guard length <= Self.longestPageURL else {
+            problems.append(
+                FeedProblem(
+                    source: page.name, path: "next",
+                    message: "\(quoted) leads to a URL of \(length) bytes, more than \(Self.longestPageURL); refused"))
             return nil
         }
         switch (source, scheme) {
@@ -175,7 +192,7 @@ struct FeedLoader: Sendable {
             if let reason = LocalImagePath.refusal(
                 next, location: location, folder: LocalImagePath.folder(ofFirstPage: source.url))
             {
-                problems.append(FeedProblem(source: page.name, path: "next", message: "'\(next)' \(reason); refused"))
+                problems.append(FeedProblem(source: page.name, path: "next", message: "\(quoted) \(reason); refused"))
                 return nil
             }
             return location
@@ -183,7 +200,7 @@ struct FeedLoader: Sendable {
             problems.append(
                 FeedProblem(
                     source: page.name, path: "next",
-                    message: "'\(next)' leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused"))
+                    message: "\(quoted) leaves the feed's \(source.url.isFileURL ? "files" : "http(s) URLs"); refused"))
             return nil
         }
     }

@@ -166,6 +166,25 @@ struct LocalFeedNextTests {
         }
     }
 
+    /// A `next` is quoted clipped, as every text a problem names, and one that leads to a URL of
+    /// more than 8,192 bytes is refused: a page's URL names it in each of its problems, and a
+    /// `next` of 100 KB made the error of a page's hundred problems 10 MB (kept in the history).
+    @Test func longNextIsRefusedAndQuotedClipped() async throws {
+        try await withBehaviourStore(transport: .unimplemented) { store, folder in
+            let inside = String(repeating: "a/", count: 5_000) + "feed-2.json"
+            let notAURL = "http://[" + String(repeating: "x", count: 100_000)
+            for (next, fragment) in [(inside, "leads to a URL of"), (notAURL, "is not a URL")] {
+                let source = try folder.write(
+                    "feed/feed.json", behaviourFeed(frameworks: [KindFixture.framework.json("f1", 1)], next: next))
+                let error = await #expect(throws: FeedValidationError.self) { try await store.sync(from: source) }
+                #expect(error?.problems.map(\.path) == ["next"], "\(String(describing: error).prefix(300))")
+                let message = error?.problems.first?.message ?? ""
+                #expect(message.contains(fragment) && message.utf8.count < 200, "\(message.prefix(300))")
+            }
+            #expect(try await store.frameworks.fetchAll().isEmpty)
+        }
+    }
+
     @Test func nextInsideTheFolderIsFollowed() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
             try folder.write("feed/pages/feed-2.json", behaviourFeed(frameworks: [KindFixture.framework.json("f2", 1)]))
