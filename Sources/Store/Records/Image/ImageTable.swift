@@ -119,6 +119,7 @@ public struct ImageTable {
     /// all: a feed of 8,000 inline images took 3.5 s to sync, 62,500 more than 120 s, and a
     /// store of a million cached images read a million rows for each image a sync stored.
     /// Entries deleted meanwhile only make `total` too high: a sum then puts it right.
+    @discardableResult
     func replace(_ url: String, data: Data, contentType: String?, total: inout Int?) throws -> [String] {
         try store(url, data: data, contentType: contentType, replacing: true, total: &total) ?? []
     }
