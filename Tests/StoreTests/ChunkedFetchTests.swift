@@ -7,7 +7,7 @@ import Testing
 /// `store.frameworks.fetchAll()` and `store.events.fetchAll()` copy rows into chunks on a
 /// reader's thread and decode them on the caller's (`Store.fetchAll`, `RowChunk`,
 /// `ReaderPool.stream`): the same records, in the same order, as one read decoding in place.
-@Suite("Fetching in chunks", .timeLimit(.minutes(5)))
+@Suite("Fetching in chunks", .timeLimit(.minutes(10)))
 struct ChunkedFetchTests {
     /// Frameworks whose rows fill many chunks (about 2 KB a row, chunks of 24 to 96 KB).
     static func frameworks(_ count: Int) -> [Framework] {

@@ -11,7 +11,7 @@ import Testing
 /// (and `migrate()`, an app's migration pending) committed through the stale index, then
 /// checkpointed: the store's old pages were mixed into another process's commits,
 /// `integrity_check` ok.
-@Suite("Checkpoint, vacuum and migrate of a store whose -wal and -shm were deleted", .timeLimit(.minutes(5)))
+@Suite("Checkpoint, vacuum and migrate of a store whose -wal and -shm were deleted", .timeLimit(.minutes(10)))
 struct DeletedWALMaintenanceTests {
     enum Maintenance: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case checkpoint

@@ -5,7 +5,7 @@ import Testing
 
 /// At most `ImagePipeline.maximumConcurrentDownloads` image downloads at once, whoever asks; each
 /// holds its body in memory, so 100 distinct images asked for at once used to be 100 downloads.
-@Suite("Image downloads: a bound on how many run at once", .timeLimit(.minutes(5)))
+@Suite("Image downloads: a bound on how many run at once", .timeLimit(.minutes(10)))
 struct ImageDownloadLimitTests {
     @Test("30 loads of distinct URLs at once: every one is answered, never more than the bound in flight")
     func boundedConcurrency() async throws {

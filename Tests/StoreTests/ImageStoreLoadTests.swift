@@ -6,7 +6,7 @@ import Testing
 
 /// `store.images.load` against a real HTTP server on 127.0.0.1 (`RecordingServer`), on a
 /// store in a real SQLite file.
-@Suite("Image loads over HTTP", .timeLimit(.minutes(5)))
+@Suite("Image loads over HTTP", .timeLimit(.minutes(10)))
 struct ImageStoreLoadTests {
     /// A store with this image budget and one attempt per request (a refusal is not retried
     /// anyway; a failure that would be is reported at once), and a server.

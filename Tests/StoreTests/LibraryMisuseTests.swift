@@ -6,7 +6,7 @@ import Testing
 
 /// What an app developer's misuse of the library, or an unlucky timing, used to break: each a
 /// promise of the documentation that held only for careful callers.
-@Suite("The library under misuse and unlucky timing", .timeLimit(.minutes(5)))
+@Suite("The library under misuse and unlucky timing", .timeLimit(.minutes(10)))
 struct LibraryMisuseTests {
     static func framework(_ id: String) -> Framework {
         Framework(id: id, name: "n", imageName: "i", urlString: "https://example.com/\(id)", description: "d")

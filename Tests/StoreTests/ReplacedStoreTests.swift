@@ -8,7 +8,7 @@ import Testing
 /// file has moved, and the next opener of the path read the old file's committed frames into
 /// the restored one: the backup's identity and frameworks, the old file's records,
 /// `integrity_check` ok.
-@Suite("A store replaced under an open Store", .timeLimit(.minutes(5)))
+@Suite("A store replaced under an open Store", .timeLimit(.minutes(10)))
 struct ReplacedStoreTests {
     enum Restore: String, CaseIterable, Sendable, CustomTestStringConvertible {
         /// `mv backup store.sqlite`.

@@ -9,7 +9,7 @@ import Testing
 /// itself (the header check of every open, the close of a replaced store) must not be closed
 /// under another store's connections, nor the -wal and -shm unlinked from under a store that
 /// is opening the path (see `OpenDatabaseFiles`).
-@Suite("Stores of one process on one file", .timeLimit(.minutes(5)))
+@Suite("Stores of one process on one file", .timeLimit(.minutes(10)))
 struct SameFileStoresTests {
     typealias Replaced = ReplacedStoreTests
 

@@ -51,7 +51,7 @@ struct Memo: StoreRecord, Equatable {
 /// storectl on a store an app made, with the app's own kind and migration: it opens it, lists
 /// the app's migration as the app's, exports the built-in kinds, and watches the app's kind by
 /// name.
-@Suite("storectl on an app's store", .timeLimit(.minutes(5)))
+@Suite("storectl on an app's store", .timeLimit(.minutes(10)))
 struct AppStoreTests {
     /// The app's store at `storectl.db`: a framework (through storectl) and two memos (through
     /// the app, that is this process with `Memo` registered).

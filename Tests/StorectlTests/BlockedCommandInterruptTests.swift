@@ -11,7 +11,7 @@ import Testing
 /// Ctrl-C reaches a command that waits on a pipe or a FIFO: it exits 128 + the signal at the
 /// first signal, leaving nothing behind. The first signal used to be ignored there: a blocking
 /// `read` or `open` never saw the task's cancellation, and only a second signal ended it.
-@Suite("storectl interrupted while it waits on a pipe or a FIFO", .timeLimit(.minutes(5)))
+@Suite("storectl interrupted while it waits on a pipe or a FIFO", .timeLimit(.minutes(10)))
 struct BlockedCommandInterruptTests {
     /// Waits until `process` catches SIGINT and SIGTERM (its dispatch signal sources install
     /// handlers for both, together), so that a signal sent now is the command's to handle, not

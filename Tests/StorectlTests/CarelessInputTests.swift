@@ -4,7 +4,7 @@ import Testing
 
 /// Inputs a careless user (or a file edited around the store) brings: each refused with an
 /// error naming it, the store unchanged, never a crash or a hang.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct CarelessInputTests {
     @Test("a stored placed_at beyond years 0001-9999 fails list and show with an error, not a trap")
     func storedTimesOutOfRange() async throws {

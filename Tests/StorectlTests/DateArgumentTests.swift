@@ -4,7 +4,7 @@ import Testing
 
 /// What storectl says about a `--placed-at` or `--date` it refuses: why, not only "is invalid"
 /// or "not an RFC 3339 timestamp".
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DateArgumentTests {
     /// Year 0000 was refused before the offset was applied, though the instant is in range.
     @Test func aYearZeroTimeWhoseOffsetBringsItIntoYearOneIsTaken() async throws {

@@ -4,7 +4,7 @@ import Testing
 /// Out of file descriptors, storectl crashed (SIGILL, exit 132, in libdispatch's thread
 /// cleanup) or a sync over http ended with no message. It now raises its soft limit to the
 /// hard one, and refuses to start, clearly, below 32.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DescriptorLimitTests {
     /// The hard limit of this process, which the shells of these tests inherit.
     static let hardLimit: UInt = {

@@ -3,7 +3,7 @@ import Testing
 
 /// A server that sends gzip-encoded bodies with their encoded Content-Length (nginx's
 /// `gzip_static`): the size limits hold for the decoded bytes, which are what sync reads.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct GzipEncodedSyncTests {
     @Test("a published folder served gzip-encoded syncs, though a small file's encoded length exceeds its size")
     func publishedFolderServedGzipped() async throws {

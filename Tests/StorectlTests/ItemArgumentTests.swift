@@ -4,7 +4,7 @@ import Testing
 
 /// `--item NAME:PRICE:AISLE[:QTY]` is split at unescaped colons, three or four fields, nothing
 /// guessed: `Bolt M8:20:5.00:2` was silently the item `Bolt M8:20`, price 5.00, aisle 2.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ItemArgumentTests {
     @Test func anEscapedColonOrBackslashInTheNameRoundTrips() async throws {
         let storectl = try Storectl()

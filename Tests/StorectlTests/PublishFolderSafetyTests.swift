@@ -3,7 +3,7 @@ import Testing
 
 /// A published folder shared with other files and other publishers: a publish deletes only what
 /// it wrote, holds the folder alone, and never merges or restarts over files it cannot trust.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PublishFolderSafetyTests {
     /// A source store `src.sqlite` with 3 frameworks and a folder `pub` published once.
     private func published() async throws -> (Storectl, folder: String) {

@@ -3,7 +3,7 @@ import Testing
 
 /// `storectl publish DIR` and `storectl sync` from its manifest, end to end: a folder served by
 /// a real HTTP server on 127.0.0.1 (or read as files), clients that move only what changed.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PublishTests {
     /// A version-1 feed of `count` frameworks, to fill the source store.
     static func feed(frameworks count: Int) -> String {

@@ -3,7 +3,7 @@ import Testing
 
 /// How a published feed's file names resolve against the manifest's URL, as an object store or
 /// CDN serves it.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PublishedFeedURLTests {
     /// A store `src.sqlite` of one event, published into the server's `pub` folder; storectl
     /// and the folder's path.

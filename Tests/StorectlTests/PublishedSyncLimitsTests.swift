@@ -3,7 +3,7 @@ import Testing
 
 /// A sync from a published folder reads each file from disk: its size is checked before a byte
 /// is read, `--max-bytes` holds for every file, and a file must lie in the manifest's folder.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PublishedSyncLimitsTests {
     /// A source published into `pub` twice (a snapshot, then a segment), and the segment's path.
     private func published() async throws -> (Storectl, folder: String, segment: String) {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `storectl sync` refusing a published feed it cannot use, and saying exactly what it kept.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PublishedSyncRefusalTests {
     @Test("a manifest read from stdin is refused: it has no folder (its files were looked for in /dev)")
     func manifestFromStdinIsRefused() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// when the database file has moved, and the next command replayed the old store's committed
 /// transactions (its own, and other commands' meanwhile) into the restored file: the backup's
 /// identity and frameworks, the old store's events, `integrity_check` ok.
-@Suite("storectl: a backup restored under an open store", .timeLimit(.minutes(5)))
+@Suite("storectl: a backup restored under an open store", .timeLimit(.minutes(10)))
 struct RestoreUnderOpenStoreTests {
     /// A store at `backup` (closed, nothing beside it) holding the framework `b`: its bytes and
     /// identity.

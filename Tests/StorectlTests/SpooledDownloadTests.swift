@@ -4,7 +4,7 @@ import Testing
 /// A remote feed's pages are written to a temporary file as they download (never held in
 /// memory) and read from there in chunks; the file is removed after the sync, whether it
 /// succeeded or failed.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SpooledDownloadTests {
     static func page(_ range: Range<Int>, next: String?) -> String {
         let records = range.map { index in

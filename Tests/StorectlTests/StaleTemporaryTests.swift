@@ -7,7 +7,7 @@ import Testing
 /// or the grace period old (publish, an hour by default), and
 /// nothing else: not a young one (another process may be writing it), not another file's, not a
 /// folder, not a name that only looks alike.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct StaleTemporaryTests {
     /// Creates each file (or, for names ending in `/`, a folder) in `folder`, `age` seconds old
     /// unless its name is in `young` (then new).

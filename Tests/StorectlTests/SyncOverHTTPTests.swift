@@ -4,7 +4,7 @@ import Testing
 
 /// `storectl sync` against a real HTTP server on 127.0.0.1: `--force`, a policy change that
 /// implies it, and `--timeout` as a deadline.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SyncOverHTTPTests {
     static let feed = #"""
         {"version": 1, "frameworks": [

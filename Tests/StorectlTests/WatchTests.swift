@@ -10,7 +10,7 @@ import Testing
 
 /// `storectl watch [--kind K] [--json]`: a long-running process that prints one line per change
 /// committed by other storectl processes on the same file, until SIGINT (exit 0).
-@Suite("storectl watch", .timeLimit(.minutes(5)))
+@Suite("storectl watch", .timeLimit(.minutes(10)))
 struct WatchTests {
     /// One change as `watch --json` prints it.
     struct Line: Equatable, Hashable, CustomStringConvertible {

@@ -5,7 +5,7 @@ import Testing
 
 /// `HTTPFetcher` over the live transport against feed_server.py; the clock records the
 /// backoff instead of sleeping, so retries cost no time.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct HTTPFetcherTests {
     let feed = #"{"version":1}"#
     let recorder = SleepRecorder()

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `HTTPTransport.live` (URLSession) against feed_server.py on 127.0.0.1.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct HTTPTransportTests {
     let transport = HTTPTransport.live
     let feed = #"{"version":1,"events":[{"id":"e-1","title":"Keynote","date":"2026-06-08"}]}"#

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Every request names the library and its version, the same version `storectl --version` prints.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct UserAgentTests {
     @Test func requestsCarryTheLibraryVersion() async throws {
         let server = try await FeedServer.start()

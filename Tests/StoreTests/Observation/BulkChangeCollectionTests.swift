@@ -6,7 +6,7 @@ import Testing
 
 /// A bulk insert into a table keyed by its primary key hashes no keys (`ChangeCollector.record`
 /// looks only among the span's deletions); the coalescing rules still hold around it.
-@Suite("Bulk change collection", .timeLimit(.minutes(5)))
+@Suite("Bulk change collection", .timeLimit(.minutes(10)))
 struct BulkChangeCollectionTests {
     static let insert =
         "INSERT INTO frameworks (id, name, image_name, url_string, description) VALUES (?, 'Bulk', 'bulk', 'https://example.com/b', 'd')"

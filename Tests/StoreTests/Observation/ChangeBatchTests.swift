@@ -5,7 +5,7 @@ import Testing
 
 /// `store.changes(of:)`: one `ChangeBatch` per committed transaction, the stream `storectl watch`
 /// prints.
-@Suite("Change batches", .timeLimit(.minutes(5)))
+@Suite("Change batches", .timeLimit(.minutes(10)))
 struct ChangeBatchTests {
     struct Rollback: Error {}
 

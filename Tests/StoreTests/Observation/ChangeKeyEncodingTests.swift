@@ -6,7 +6,7 @@ import Testing
 
 /// The change hook reads a key's bytes in place in a UTF-8 database and converts it through
 /// SQLite in any other encoding (`ChangeCollector.text`): observers get the same keys either way.
-@Suite("Change keys in every text encoding", .timeLimit(.minutes(5)))
+@Suite("Change keys in every text encoding", .timeLimit(.minutes(10)))
 struct ChangeKeyEncodingTests {
     /// Short (inline in a Swift string), long, and non-ASCII keys, in two and four UTF-8 bytes.
     static let keys = ["fw-1", "a-key-longer-than-fifteen-bytes", "café-über-日本", "emoji-😀-key"]

@@ -6,7 +6,7 @@ import Testing
 /// The change log keeps the last `retainedTransactions`. An observer whose store did not read the
 /// log while more than that committed elsewhere (its process suspended, say) used to go on
 /// silently past the pruned ones; a value observation kept a stale value for good.
-@Suite("Change log: transactions pruned before they were read", .timeLimit(.minutes(5)))
+@Suite("Change log: transactions pruned before they were read", .timeLimit(.minutes(10)))
 struct ChangeLogGapTests {
     @Test("the next batch counts the missed transactions; a value observation fetches again")
     func prunedTransactionsAreCounted() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// `store.events.changedDates()`: one set of dates per committed transaction that changed
 /// events — what a calendar needs to reload exactly the days that changed.
-@Suite("Changed dates of events", .timeLimit(.minutes(5)))
+@Suite("Changed dates of events", .timeLimit(.minutes(10)))
 struct ChangedDatesTests {
     struct Rollback: Error {}
 

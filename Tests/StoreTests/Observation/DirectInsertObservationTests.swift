@@ -8,7 +8,7 @@ import Testing
 /// themselves, with the pre-update hook off while they step (`ChangeCollector.recordingInsert`),
 /// unless the insert could change more than its own rows: then the hook sees them as it sees
 /// raw SQL. Either way observers get the same changes.
-@Suite("The store's own inserts, recorded without the hook", .timeLimit(.minutes(5)))
+@Suite("The store's own inserts, recorded without the hook", .timeLimit(.minutes(10)))
 struct DirectInsertObservationTests {
     /// How many inserts so far recorded their own change on the writer's connection.
     static func directInserts(_ store: Store) async throws -> Int {

@@ -6,7 +6,7 @@ import Testing
 /// `Store.observe(_:)` fetches when its consumer asks for the next value, never ahead: a consumer
 /// that stops reading holds one pending signal, not a value per burst (it held 268 MB after 2,000
 /// updates of a 5,000-record observation), and one that comes back gets the latest value.
-@Suite("Value observation: fetched on demand", .timeLimit(.minutes(5)))
+@Suite("Value observation: fetched on demand", .timeLimit(.minutes(10)))
 struct ObservationOnDemandTests {
     @Test("100 commits while the consumer does not read: no fetch; its next value is the latest, fetched once")
     func slowConsumer() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// Changes are collected by SQLite's own hooks on the writer connection (`ChangeCollector`), so
 /// raw SQL through `Database.execute` inside `store.write` is observed and logged like the
 /// record tables' writes, and rolled-back raw SQL never is.
-@Suite("Raw SQL writes are observed", .timeLimit(.minutes(5)))
+@Suite("Raw SQL writes are observed", .timeLimit(.minutes(10)))
 struct RawWriteObservationTests {
     struct Rollback: Error {}
 

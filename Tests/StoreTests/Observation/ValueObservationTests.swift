@@ -7,7 +7,7 @@ import Testing
 /// `frameworks.observe(id:)`, `events.observe(month:)`), on real SQLite files, point by point
 /// through the protocol: first value, emissions after commits, none for rollbacks, no repeats,
 /// coalescing, ending, releasing, and changes from other connections and processes.
-@Suite("Value observation", .timeLimit(.minutes(5)))
+@Suite("Value observation", .timeLimit(.minutes(10)))
 struct ValueObservationTests {
     struct Rollback: Error {}
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Store
 
 /// A dry run computes the report a real run gives, and writes nothing.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct DryRunBehaviourTests {
     /// A store synced once from `feed.json`, edited locally, with `feed.json` then rewritten so
     /// that the next sync inserts, updates, keeps, leaves unchanged, deletes, conflicts, stores

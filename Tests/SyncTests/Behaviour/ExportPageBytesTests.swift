@@ -6,7 +6,7 @@ import Testing
 /// Export pages were cut by record count only: a page of large images grew with them (twenty
 /// 20 MB images, one page of 533 MB), past what any client takes (`SyncOptions.maximumBytes`).
 /// A page now also ends before the record that would take it past `pageBytes`.
-@Suite("Export pages: bounded in bytes as well as records", .timeLimit(.minutes(5)))
+@Suite("Export pages: bounded in bytes as well as records", .timeLimit(.minutes(10)))
 struct ExportPageBytesTests {
     /// 3,000-byte images (4,000 bytes of base64 each) and a few frameworks.
     func fill(_ store: Store, large: Int = 0) async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import Store
 
 /// An export synced into an empty store exports the same bytes, one page or many.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ExportRoundTripBehaviourTests {
     static let hostile = "'); DROP TABLE frameworks; --"
     static let frameworks = [

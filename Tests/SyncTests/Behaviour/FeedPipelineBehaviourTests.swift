@@ -7,7 +7,7 @@ import Testing
 /// Sync reads, checks, decodes and hashes the feed on a reader thread of its own while the
 /// writer's thread applies it (`FeedPipeline`): the records are applied in feed order, and
 /// whichever side fails, the other stops, the reader is waited for, and nothing is left.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct FeedPipelineBehaviourTests {
     /// Frameworks `f<first>`... in a scrambled (not key) order, more than a batch.
     static func frameworks(_ range: Range<Int>) -> [String] { range.map { "f\(($0 * 7919) % 100_000)" } }

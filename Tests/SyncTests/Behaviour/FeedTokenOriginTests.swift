@@ -5,7 +5,7 @@ import Testing
 
 /// The bearer token goes to the first page's origin (scheme, host, port) only: never to a page
 /// whose `next` names another origin, nor to any image download.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct FeedTokenOriginTests {
     static let token = "s3cr3t-token-for-origin-tests"
 

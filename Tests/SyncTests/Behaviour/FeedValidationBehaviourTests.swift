@@ -257,7 +257,7 @@ struct InvalidFeed: Sendable, CustomTestStringConvertible {
 /// Feeds are validated record by record as they are applied, inside one transaction that an
 /// invalid feed rolls back: every problem names the page and the JSON path, and an invalid feed
 /// leaves the store as it was, even when its problem comes after thousands of valid records.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct FeedValidationBehaviourTests {
     /// A valid feed of every kind, synced first so the store and its sync state are not empty.
     static let base = behaviourFeed(

@@ -6,7 +6,7 @@ import Testing
 
 /// Feed images: inline bytes are stored with the records; urls without bytes are downloaded
 /// afterwards, once per url, and a failed download never rolls the records back.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ImageSyncBehaviourTests {
     static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 1, 2, 3, 255])
 

@@ -6,7 +6,7 @@ import Testing
 /// A local feed's images may only be read from inside the feed's own folder: an absolute path,
 /// a `file:` URL, a relative path that climbs out with `..`, or a symbolic link that points out
 /// is a validation error naming the JSON path, and nothing is written.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct LocalFeedImagePathTests {
     /// `folder/feed/feed.json` with `images`; `folder/secret.txt` lies outside the feed's folder.
     private func refuses(_ url: String, setUp: (BehaviourFolder) throws -> Void = { _ in }) async throws {
@@ -107,7 +107,7 @@ struct LocalFeedImagePathTests {
 
 /// The download checks again, where it opens the file: the folder may have changed since the
 /// feed was validated, and a file location without a feed's folder is never read.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct LocalImageDownloadTests {
     @Test func theDownloadRefusesAFileOutsideTheFolder() async throws {
         try await withBehaviourStore(transport: .unimplemented) { store, folder in
@@ -135,7 +135,7 @@ struct LocalImageDownloadTests {
 
 /// A local feed's `next` pages are read from its own folder only, like its images: a `next`
 /// naming any other file is refused before that file is read.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct LocalFeedNextTests {
     /// The path a local feed's file is checked by: `.` and `..` resolved as text, empty parts
     /// dropped, never above the root.
@@ -198,7 +198,7 @@ struct LocalFeedNextTests {
 
 /// An image larger than the whole cache budget could never be stored: a sync reads at most the
 /// budget of it and says why it was not stored, rather than reading all of it first.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct ImageOverBudgetSyncTests {
     @Test func anImageOverTheBudgetIsNotReadPastIt() async throws {
         let folder = try BehaviourFolder()

@@ -5,7 +5,7 @@ import Testing
 
 /// Sync tells a changed record from an unchanged one by its fields (an image by its bytes), not
 /// by its 64-bit record hash: two records with the same hash are cheap to find.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct OrderSyncComparisonTests {
     /// Two feeds of one order `o` whose FNV-1a record hashes collide (found by a birthday search
     /// over the aisle): priced 999.99, then 1.00.

@@ -6,7 +6,7 @@ import Testing
 /// A paged feed is up to date only when every page is: each page is revalidated with its own
 /// validators, and a change on any page applies the whole feed. `force` (and a policy other than
 /// the last sync's) fetches every page unconditionally.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PagedRevalidationTests {
     /// feed.json -> feed-2.json -> feed-3.json on the feed server (content-hash ETags).
     @discardableResult

@@ -4,7 +4,7 @@ import Testing
 @testable import Store
 
 /// What a sync says about a price it refuses: short, whatever the price's text.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct PriceProblemBehaviourTests {
     private static func feed(price: String) -> String {
         #"{"version":1,"orders":[{"id":"o","placedAt":"2026-01-01T00:00:00Z","items":[{"itemName":"a","price":"#

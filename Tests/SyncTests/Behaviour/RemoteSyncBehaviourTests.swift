@@ -5,7 +5,7 @@ import Testing
 
 /// Sync from an http source end to end, against feed_server.py on 127.0.0.1 over the live
 /// transport (wrapped only to record requests).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct RemoteSyncBehaviourTests {
     static let feed = behaviourFeed(
         frameworks: [KindFixture.framework.json("f1", 1), KindFixture.framework.json("f2", 1)],

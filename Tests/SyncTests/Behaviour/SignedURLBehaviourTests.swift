@@ -5,7 +5,7 @@ import Testing
 
 /// A presigned URL (S3, GCS, Azure SAS, CloudFront) is signed again for every sync: each
 /// signing is the same source, and its signature (a credential) is never kept or shown.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SignedURLBehaviourTests {
     @Test(
         "a signed URL's key leaves out the signing parameters and keeps every other one, in order",

@@ -5,7 +5,7 @@ import Testing
 
 /// Sync decides after its download, inside the write transaction; concurrent syncs of one
 /// source share one fetch.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SyncConcurrencyBehaviourTests {
     /// While the sync waits inside its fetch, the test edits a record the feed carries and
     /// inserts another key the feed carries; the sync must see both when it reconciles.

@@ -4,7 +4,7 @@ import Testing
 @testable import Store
 
 /// Every sync but a dry run is recorded, failures included; the bearer token never is.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SyncHistoryBehaviourTests {
     @Test func appliedUpToDateAndFailedAreRecorded() async throws {
         let server = try await FeedServer.start()

@@ -5,7 +5,7 @@ import Testing
 
 /// A sync's lifecycle: cancelled, recorded in the same transaction as its records, and keeping
 /// the image cache's budget and the feed's content types.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SyncLifecycleBehaviourTests {
     // MARK: Cancellation
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Store
 
 /// The rules table of `Reconciler`, policy by policy and kind by kind, on a real SQLite file.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct SyncPolicyBehaviourTests {
     /// The state after the scenario, record by record: the version each id is at (nil: absent).
     typealias Expected = (counts: SyncReport.Counts, conflicts: [String], versions: [String: Int?])

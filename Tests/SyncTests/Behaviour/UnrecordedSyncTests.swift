@@ -7,7 +7,7 @@ import Testing
 /// the cursor) comes after its records committed. When that write fails (a full disk), the sync
 /// used to throw as if nothing was written; it now reports what it applied, and why the rest
 /// could not be recorded.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct UnrecordedSyncTests {
     @Test("the bookkeeping write after the images fails: applied, with the reason in `unrecorded`")
     func bookkeepingFailureAfterImages() async throws {
