@@ -53,6 +53,39 @@ struct PublishSegmentBoundTests {
             from: try FeedSource(folder.appendingPathComponent(PublishedManifest.fileName).path), options: options)
     }
 
+    /// A manifest may name 100,000 files of up to 2^53 bytes: their sum saturates at Int.max
+    /// instead of trapping (`reduce` with `+` did, past 1,024 such files).
+    @Test("the sizes a manifest names are summed without overflow")
+    func sizesSumWithoutOverflow() {
+        #expect(Publisher.totalSize([1, 2, 3]) == 6)
+        #expect(Publisher.totalSize([Int]()) == 0)
+        #expect(Publisher.totalSize(Array(repeating: 1 << 53, count: 1_100)) == Int.max)
+        #expect(Publisher.totalSize([Int.max, 1, Int.max]) == Int.max)
+    }
+
+    /// The segments kept are those the old loop kept (drop the oldest while more than one is
+    /// left and they are too many or too large), found in one pass: compared on random lists.
+    @Test("the newest segments kept are the ones dropping the oldest one at a time kept")
+    func newestKeptAsTheLoopKeptThem() {
+        func byTheLoop(_ sizes: [Int], _ maximumCount: Int, _ maximumBytes: Int) -> Int {
+            var left = sizes
+            while left.count > 1, left.count > maximumCount || left.reduce(0, +) > maximumBytes { left.removeFirst() }
+            return left.count
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let sizes = (0..<Int.random(in: 0...20, using: &generator)).map { _ in Int.random(in: 0...100, using: &generator) }
+            let maximumCount = Int.random(in: 0...25, using: &generator)
+            let maximumBytes = Int.random(in: 0...1_500, using: &generator)
+            #expect(
+                Publisher.newestKept(sizes: sizes, maximumCount: maximumCount, maximumBytes: maximumBytes)
+                    == byTheLoop(sizes, maximumCount, maximumBytes), "\(sizes) \(maximumCount) \(maximumBytes)")
+        }
+        #expect(
+            Publisher.newestKept(sizes: Array(repeating: 1 << 53, count: 2_000), maximumCount: 100_000, maximumBytes: .max)
+                == 1_023)
+    }
+
     @Test("a publish whose segment is over the bound writes a snapshot at head instead; old and new clients sync")
     func oversizedSegmentBecomesASnapshot() async throws {
         try await withTemporaryStore { source, directory in
