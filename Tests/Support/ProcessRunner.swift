@@ -81,12 +81,17 @@ public enum ProcessRunner {
                 try await collect(configuration, input: .none, watchdog: watchdog, timeLimit: timeLimit)
             }
         watchdog.disarm()
+        // Timed out only if the watchdog's SIGKILL ended it: a run that exited by itself is
+        // whole, however late this task was resumed to collect it (a busy suite once left an
+        // `images put` that had exited 0 uncollected past its 120 s, and failed it).
+        let killed: Bool
+        if case .signaled(SIGKILL) = result.terminationStatus { killed = true } else { killed = false }
         return ProcessOutcome(
             command: [executable] + arguments,
             status: shellStatus(result.terminationStatus),
             stdoutData: result.standardOutput,
             stderrData: result.standardError,
-            timedOut: watchdog.fired)
+            timedOut: watchdog.fired && killed)
     }
 
     private static func collect<Input: InputProtocol>(

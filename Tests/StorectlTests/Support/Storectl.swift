@@ -59,8 +59,9 @@ struct Storectl: Sendable {
     /// The store file `STORECTL_DB` names by default.
     let db: String
 
-    /// Generous: a run that needs it has hung (a loaded 2-core machine takes seconds, not this).
-    static let defaultTimeout: TimeInterval = 120
+    /// Generous: a run that needs it has hung (a loaded 2-core machine takes seconds, not this;
+    /// a full run with both cores busy takes about 300 s, every test at once).
+    static let defaultTimeout: TimeInterval = 240
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "storectl-e2e")
