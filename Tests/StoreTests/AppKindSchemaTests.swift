@@ -392,6 +392,8 @@ struct AppMigrationLibraryTablesTests {
                 "ALTER TABLE sync_sources ADD COLUMN x",
                 "DROP TABLE frameworks",
                 "ALTER TABLE Frameworks RENAME TO fw",
+                "UPDATE image_cache_totals SET bytes = 0",
+                "DROP TRIGGER image_cache_totals_after_insert",
             ] {
                 var configuration = Store.Configuration()
                 configuration.appMigrations = AppMigrations(
@@ -416,10 +418,20 @@ struct AppMigrationLibraryTablesTests {
                             CREATE TABLE app_copy AS SELECT id FROM frameworks;
                             INSERT INTO frameworks (id, name, image_name, url_string, description)
                                 VALUES ('seed', 'Seed', 's', 'https://s', 'd');
+                            INSERT INTO images (url, data, content_type, size, stored_at, last_access_at)
+                                VALUES ('https://s/seed.png', x'0102', NULL, 2, 0, 0);
                             """)
                 ])
             let store = try await Store.open(at: path, configuration: seeding)
             #expect(try await store.frameworks.find("seed") != nil)
+            // The seeded image moved the cache's totals (the library's trigger may write them).
+            #expect(
+                try await store.images.stats()
+                    == ImageCacheStats(count: 1, totalBytes: 2, budgetBytes: Store.Configuration.defaultImageCacheBudget))
+            #expect(
+                try await store.read { db in
+                    try db.query("SELECT entries, bytes FROM image_cache_totals") { [$0.int(0), $0.int(1)] }
+                } == [[1, 2]])
             await store.close()
         }
     }

@@ -70,10 +70,16 @@ enum RecordTypeCheck {
         "change_log", "store_identity", "sync_history",
         "sync_pages", "sync_records", "sync_sources", "sync_streams", Migrator.table, Migrator.appTable,
         "events_by_date", "images_by_last_access", "sync_streams_forget", "sync_records_new", "sync_sources_new",
+        "image_cache_totals",
         // A full sync's temporary table (`Reconciler.trackSeenKeys`): a temporary table hides a
         // main one of its name from unqualified SQL on its connection.
         "sync_seen",
-    ])
+    ]).union(libraryTriggers)
+
+    /// The library's triggers (migration 0016): the image cache's totals, kept as its rows change.
+    static let libraryTriggers: Set<String> = [
+        "image_cache_totals_after_insert", "image_cache_totals_after_delete", "image_cache_totals_after_update",
+    ]
 
     /// The library's tables of records, among `reservedTables`.
     static let recordTables: Set<String> = ["frameworks", "orders", "order_items", "events", "images"]

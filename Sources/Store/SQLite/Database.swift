@@ -122,7 +122,9 @@ public final class Database {
     /// `Statement` must guard, and tells the change collector (on the writer). Refuses only a
     /// change of `query_only` while it is locked: a flag pragma takes effect when it is
     /// *prepared* (SQLite's code generator sets the flag), so refusing to run it was too late.
-    fileprivate func authorize(_ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?) -> Int32 {
+    fileprivate func authorize(
+        _ action: Int32, _ third: UnsafePointer<CChar>?, _ fourth: UnsafePointer<CChar>?, trigger: UnsafePointer<CChar>?
+    ) -> Int32 {
         switch action {
         case SQLITE_TRANSACTION:
             if refusesTransactionControl {
@@ -134,14 +136,24 @@ public final class Database {
             lastRefusal = "a migration may not name the migrator's own savepoint"
             return SQLITE_DENY
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_DROP_TABLE,
-            SQLITE_ALTER_TABLE
+            SQLITE_ALTER_TABLE,
+            SQLITE_DROP_TRIGGER
         where !refusedTables.schemaChanges.isEmpty:
             // The table is the third argument, but ALTER TABLE's is the fourth (the third is the
-            // schema's name).
+            // schema's name), and DROP TRIGGER's third is the trigger (a library's trigger is
+            // among the reserved names).
             let table = action == SQLITE_ALTER_TABLE ? fourth : third
             let name = table.map { String(cString: $0).lowercased() } ?? ""
             let writes = action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
-            if let table, (writes ? refusedTables.writes : refusedTables.schemaChanges).contains(name) {
+            // The library's own triggers keep its bookkeeping as an app seeds records (an
+            // image's row moves the cache's totals): "the 6th parameter is the name of the
+            // inner-most trigger or view that is responsible for the access attempt"
+            // (https://sqlite.org/c3ref/set_authorizer.html).
+            let byLibraryTrigger =
+                trigger.map { RecordTypeCheck.libraryTriggers.contains(String(cString: $0).lowercased()) } ?? false
+            if let table, !(writes && byLibraryTrigger),
+                (writes ? refusedTables.writes : refusedTables.schemaChanges).contains(name)
+            {
                 lastRefusal = "an app's migration may not write, drop or alter the store's own table '\(String(cString: table))'"
                 return SQLITE_DENY
             }
@@ -515,5 +527,5 @@ private func databaseAuthorizer(
     _ database: UnsafePointer<CChar>?, _ trigger: UnsafePointer<CChar>?
 ) -> Int32 {
     guard let context else { return SQLITE_OK }
-    return Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().authorize(action, third, fourth)
+    return Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().authorize(action, third, fourth, trigger: trigger)
 }

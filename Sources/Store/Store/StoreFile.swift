@@ -281,9 +281,10 @@ enum StoreFile {
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             ) { $0.text(0) }
             var untouched = true
-            // What the migrations write, and the history a failed sync leaves (it says only that
-            // the sync failed): nothing a command was told it saved.
-            let bookkeeping: Set<String> = [Migrator.table, "store_identity", "sync_history"]
+            // What the migrations write (the image cache's totals among it), and the history a
+            // failed sync leaves (it says only that the sync failed): nothing a command was told
+            // it saved.
+            let bookkeeping: Set<String> = [Migrator.table, "store_identity", "sync_history", "image_cache_totals"]
             for table in tables where !bookkeeping.contains(table) {
                 let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
                 if try database.fetchOne("SELECT 1 FROM \(quoted) LIMIT 1") != nil {

@@ -23,9 +23,6 @@ struct Reconciler {
     let sourceID: Int64
     let policy: SyncPolicy
     let imageBudget: Int
-    /// The image cache's bytes as this sync's puts left them, once one has read them
-    /// (`ImageTable.replace(_:data:contentType:total:)`): summed once, not at every image.
-    private var imageBytes: Int?
     let now: Date
     private(set) var report: SyncReport
     /// Feed images without data that the cache does not hold: to download after the commit.
@@ -240,7 +237,7 @@ struct Reconciler {
                 return
             }
         }
-        try table.replace(image.url, data: data, contentType: image.contentType, total: &imageBytes)
+        try table.replace(image.url, data: data, contentType: image.contentType)
         try received.set(remote, stream: try stream(.image), key: image.url)
         report.images.stored += 1
     }

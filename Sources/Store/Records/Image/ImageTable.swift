@@ -3,7 +3,8 @@ import Foundation
 /// Cached image bytes inside a transaction: `try db.images.put(...)`.
 ///
 /// The cache keeps at most `budget` bytes: storing evicts the least recently used entries
-/// (by `lastAccessAt`, then url) until the total fits, in the same transaction.
+/// (by `lastAccessAt`, then url) until the total fits, in the same transaction. The total is
+/// kept by triggers (migration 0016), so a put costs the same in a cache of any size.
 public struct ImageTable {
     let db: Database
     let budget: Int
@@ -109,19 +110,7 @@ public struct ImageTable {
     /// relative names included).
     @discardableResult
     func replace(_ url: String, data: Data, contentType: String?) throws -> [String] {
-        var total: Int?
-        return try replace(url, data: data, contentType: contentType, total: &total)
-    }
-
-    /// `replace` for one of many puts in one transaction (a sync's): `total` is the cache's bytes
-    /// as the transaction's puts left them (nil until one has read it), kept as they change it,
-    /// and summed over every entry again only when it is over the budget. Each put summed them
-    /// all: a feed of 8,000 inline images took 3.5 s to sync, 62,500 more than 120 s, and a
-    /// store of a million cached images read a million rows for each image a sync stored.
-    /// Entries deleted meanwhile only make `total` too high: a sum then puts it right.
-    @discardableResult
-    func replace(_ url: String, data: Data, contentType: String?, total: inout Int?) throws -> [String] {
-        try store(url, data: data, contentType: contentType, replacing: true, total: &total) ?? []
+        try store(url, data: data, contentType: contentType, replacing: true) ?? []
     }
 
     /// Why `url` cannot key an image stored by hand, or nil: it must be a key a feed can carry
@@ -155,8 +144,7 @@ public struct ImageTable {
     /// (`cache[url] = cache[url, default: image]`). Returns nil if an entry was already there.
     @discardableResult
     public func insertIfAbsent(_ url: String, data: Data, contentType: String?) throws -> [String]? {
-        var total: Int?
-        return try store(url, data: data, contentType: contentType, replacing: false, total: &total)
+        try store(url, data: data, contentType: contentType, replacing: false)
     }
 
     /// Deletes the entry; false if there was none.
@@ -168,26 +156,81 @@ public struct ImageTable {
     }
 
     /// Evicts least recently used entries until the total fits the budget; returns their urls.
+    /// Counts every entry first (and puts the kept totals right if they were not).
     @discardableResult
     public func evictToBudget(keeping kept: String? = nil) throws -> [String] {
-        try evict(keeping: kept).evicted
+        let (count, bytes) = try counted()
+        try keep(entries: count, bytes: bytes)
+        return try evict(keeping: kept, total: bytes)
     }
 
-    /// `evictToBudget`, and the cache's bytes after it.
-    private func evict(keeping kept: String?) throws -> (evicted: [String], total: Int) {
-        var total = try totalBytes()
-        guard total > budget else { return ([], total) }
-        let candidates = try db.query("SELECT url, size FROM images ORDER BY last_access_at, url") { row in
-            let url = row.text(0)
-            return (url, Int(try StoredValue.integer(row, 1, kind: .image, key: url, field: "size", within: Self.sizes)))
+    /// Evicts least recently used entries, never `kept`, until `total` (the cache's bytes) fits
+    /// the budget; returns their urls. Reads the least recently used entries a few at a time,
+    /// only as many as it evicts (it read every entry, then evicted: a full cache read all of
+    /// them at each image stored).
+    ///
+    /// If every other entry together holds less than the excess, `total` was too high (raw SQL
+    /// that replaced rows, see migration 0016): nothing is evicted on its word; the entries are
+    /// counted, the kept totals put right, and eviction runs on the count.
+    private func evict(keeping kept: String?, total: Int) throws -> [String] {
+        guard total > budget else { return [] }
+        var excess = total - budget
+        var chosen: [String] = []
+        var after: (access: SQLValue, url: String)?
+        var limit = 8
+        walk: while true {
+            let page = try db.query(
+                after == nil
+                    ? "SELECT url, size, last_access_at FROM images ORDER BY last_access_at, url LIMIT ?"
+                    : "SELECT url, size, last_access_at FROM images WHERE (last_access_at, url) > (?, ?) ORDER BY last_access_at, url LIMIT ?",
+                (after.map { [$0.access, .text($0.url)] } ?? []) + [.integer(Int64(limit))]
+            ) { row in
+                let url = row.text(0)
+                // A size the store could not have written fails only if eviction reaches it.
+                let size = Result {
+                    Int(try StoredValue.integer(row, 1, kind: .image, key: url, field: "size", within: Self.sizes))
+                }
+                return (url, size, row.value(2))
+            }
+            for (url, size, access) in page {
+                after = (access, url)
+                if url == kept { continue }
+                chosen.append(url)
+                excess -= try size.get()
+                if excess <= 0 { break walk }
+            }
+            if page.count < limit { break }
+            limit = min(limit * 4, 1024)
         }
-        var evicted: [String] = []
-        for (url, size) in candidates where total > budget && url != kept {
-            try delete(url)
-            total -= size
-            evicted.append(url)
+        if excess > 0 {
+            let (count, bytes) = try counted()
+            try keep(entries: count, bytes: bytes)
+            if bytes != total { return try evict(keeping: kept, total: bytes) }
         }
-        return (evicted, total)
+        for url in chosen { try delete(url) }
+        return chosen
+    }
+
+    /// The cache's bytes as migration 0016's triggers keep them; counted (and kept) when the
+    /// row is missing or holds what no count could be.
+    private func keptBytes() throws -> Int {
+        let kept = try db.query("SELECT entries, bytes FROM image_cache_totals WHERE id = 0") { ($0.value(0), $0.value(1)) }
+        if case .integer(let entries)? = kept.first?.0, case .integer(let bytes)? = kept.first?.1, entries >= 0, bytes >= 0 {
+            return Int(bytes)
+        }
+        let (count, bytes) = try counted()
+        try keep(entries: count, bytes: bytes)
+        return bytes
+    }
+
+    /// Sets the kept totals, unless they already say so (a write then dirties no page).
+    private func keep(entries: Int, bytes: Int) throws {
+        try db.execute(
+            """
+            INSERT INTO image_cache_totals (id, entries, bytes) VALUES (0, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET entries = excluded.entries, bytes = excluded.bytes
+            WHERE entries IS NOT excluded.entries OR bytes IS NOT excluded.bytes
+            """, [.integer(Int64(entries)), .integer(Int64(bytes))])
     }
 
     /// The cache's totals and budget.
@@ -196,12 +239,10 @@ public struct ImageTable {
         return ImageCacheStats(count: count, totalBytes: total, budgetBytes: budget)
     }
 
-    private func totalBytes() throws -> Int { try counted().bytes }
-
     /// The number of entries and their bytes, in one pass over the index that holds the sizes
-    /// (it runs on every put, for eviction). A stored size the store could not have written
-    /// (changed around it) is `StoreError.invalidRecord` naming the entry, not a wrong total
-    /// or a trap; the aggregates tell one cheaply: SQLite's `sum` turns real when a value is
+    /// (for `stats` and `evictToBudget`; a put reads the kept totals instead). A stored size the
+    /// store could not have written (changed around it) is `StoreError.invalidRecord` naming the
+    /// entry, not a wrong total or a trap; the aggregates tell one cheaply: SQLite's `sum` turns real when a value is
     /// not an integer (text counts as 0) and fails on overflow, and `min` and `max` show a
     /// negative or too large size, or text and blobs, which sort after every number.
     private func counted() throws -> (count: Int, bytes: Int) {
@@ -232,9 +273,7 @@ public struct ImageTable {
         }
     }
 
-    private func store(_ url: String, data: Data, contentType: String?, replacing: Bool, total: inout Int?) throws
-        -> [String]?
-    {
+    private func store(_ url: String, data: Data, contentType: String?, replacing: Bool) throws -> [String]? {
         if url.isEmpty {
             throw StoreError.invalidRecord(kind: .image, key: url, field: "url", reason: "must not be empty")
         }
@@ -252,35 +291,25 @@ public struct ImageTable {
                 kind: .image, key: url, field: "data",
                 reason: "\(data.count) bytes exceed the cache budget of \(budget) bytes")
         }
-        let previous = try storedSize(url)
-        if previous != nil && !replacing { return nil }
         let time = Timestamp.milliseconds(now)
+        // An upsert, never REPLACE: the kept totals see its update (see migration 0016).
         try db.execute(
             """
             INSERT INTO images (url, data, content_type, size, stored_at, last_access_at) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (url) DO UPDATE SET data = excluded.data, content_type = excluded.content_type,
-                size = excluded.size, stored_at = excluded.stored_at, last_access_at = excluded.last_access_at
+            ON CONFLICT (url) \(replacing ? Self.replaceEntry : "DO NOTHING")
             """,
             [
                 .text(url), .blob(data), contentType.map(SQLValue.text) ?? .null, .integer(Int64(data.count)),
                 .integer(time), .integer(time),
             ])
-        if let known = total {
-            let after = known - (previous ?? 0) + data.count
-            total = after
-            if after <= budget { return [] }
-        }
-        let (evicted, remaining) = try evict(keeping: url)
-        total = remaining
-        return evicted
+        if !replacing && db.changes == 0 { return nil }
+        return try evict(keeping: url, total: try keptBytes())
     }
 
-    /// The stored size of the entry for `url`, if there is one.
-    private func storedSize(_ url: String) throws -> Int? {
-        try db.query("SELECT size FROM images WHERE url = ?", [.text(url)]) { row in
-            Int(try StoredValue.integer(row, 0, kind: .image, key: url, field: "size", within: Self.sizes))
-        }.first
-    }
+    private static let replaceEntry = """
+        DO UPDATE SET data = excluded.data, content_type = excluded.content_type,
+            size = excluded.size, stored_at = excluded.stored_at, last_access_at = excluded.last_access_at
+        """
 }
 
 extension Database {
