@@ -131,7 +131,7 @@ struct FeedValidator {
         do {
             try read { parser in
                 guard parser.nextKind == .object else {
-                    let document = try parser.describeAndDiscardValue { try sink.checkStopped() }
+                    let document = try parser.discardValue { try sink.checkStopped() }
                     problem("", "the top level must be an object, found \(document)")
                     return
                 }
@@ -168,8 +168,8 @@ struct FeedValidator {
                         case _ where kinds.contains(where: { $0.kind.plural == name }):
                             guard parser.nextKind == .array else {
                                 // null means absent, as for every optional member: nothing of that kind.
-                                let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
-                                if value != "null" { problem(name, "expected an array, found \(value)") }
+                                let value = try parser.discardValue { try sink.checkStopped() }
+                                if value != .null { problem(name, "expected an array, found \(value)") }
                                 return
                             }
                             let slot = kinds.firstIndex { $0.kind.plural == name }!
@@ -247,7 +247,7 @@ struct FeedValidator {
         _ parser: inout JSONParser, slot: Int, arrayName: String, index: Int, page: Int32, into sink: inout Sink
     ) throws {
         guard parser.nextKind == .object else {
-            let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
+            let value = try parser.discardValue { try sink.checkStopped() }
             problem("\(arrayName)[\(index)]", "expected an object, found \(value)")
             return
         }
@@ -309,8 +309,8 @@ struct FeedValidator {
     /// of anything else in their place.
     private mutating func tombstones<Sink: FeedSink>(_ parser: inout JSONParser, page: Int32, into sink: inout Sink) throws {
         guard parser.nextKind == .object else {
-            let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
-            if value != "null" { problem("deleted", "expected an object of arrays per kind, found \(value)") }
+            let value = try parser.discardValue { try sink.checkStopped() }
+            if value != .null { problem("deleted", "expected an object of arrays per kind, found \(value)") }
             return
         }
         var names = Set<ExactKey>()
@@ -332,8 +332,8 @@ struct FeedValidator {
             let kind = handler.kind
             let path = "deleted.\(kind.plural)"
             guard parser.nextKind == .array else {
-                let value = try parser.describeAndDiscardValue { try sink.checkStopped() }
-                if value != "null" { problem(path, "expected an array, found \(value)") }
+                let value = try parser.discardValue { try sink.checkStopped() }
+                if value != .null { problem(path, "expected an array, found \(value)") }
                 return
             }
             try parser.forEachElement { index, parser in
@@ -341,8 +341,8 @@ struct FeedValidator {
                 if index & 63 == 0 { try sink.checkStopped() }
                 fields.start(base: path, index: index)
                 let text: String
-                switch parser.describeNextValue() {
-                case "a string":
+                switch parser.nextKind {
+                case .string:
                     guard case .string(let string) = try parser.readValue() else { return }
                     text = string
                 case let other:

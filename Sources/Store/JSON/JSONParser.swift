@@ -247,17 +247,36 @@ struct JSONParser {
         return nil
     }
 
-    /// What the next value is, without reading it.
-    enum Kind { case object, array, other }
+    /// What a value is, told from its first byte.
+    enum Kind: CustomStringConvertible {
+        case object, array, string, boolean, null, number
 
+        /// As `JSONValue.typeDescription` says it ("an object", "a number", "null"...): what a
+        /// problem names.
+        var description: String {
+            switch self {
+            case .object: "an object"
+            case .array: "an array"
+            case .string: "a string"
+            case .boolean: "a boolean"
+            case .null: "null"
+            case .number: "a number"
+            }
+        }
+    }
+
+    /// What the next value is, from its first byte, without reading it; what is not JSON there
+    /// (a number, as this says) is reported by the read after.
     var nextKind: Kind {
         mutating get {
             skipWhitespace()
-            guard index < bytes.count else { return .other }
-            switch bytes[index] {
-            case UInt8(ascii: "{"): return .object
-            case UInt8(ascii: "["): return .array
-            default: return .other
+            return switch index < bytes.count ? bytes[index] : 0 {
+            case UInt8(ascii: "{"): .object
+            case UInt8(ascii: "["): .array
+            case UInt8(ascii: "\""): .string
+            case UInt8(ascii: "t"), UInt8(ascii: "f"): .boolean
+            case UInt8(ascii: "n"): .null
+            default: .number
             }
         }
     }
@@ -303,25 +322,11 @@ struct JSONParser {
     }
 
     /// Reads the next value strictly without building it (`readAndDiscardValue`), and says
-    /// what it was as a problem names it (`describeNextValue`).
-    mutating func describeAndDiscardValue(checking check: () throws -> Void = {}) throws -> String {
-        let description = describeNextValue()
+    /// what it was (`nextKind`).
+    mutating func discardValue(checking check: () throws -> Void = {}) throws -> Kind {
+        let kind = nextKind
         try readAndDiscardValue(checking: check)
-        return description
-    }
-
-    /// What the next value is, as `JSONValue.typeDescription` says it ("an object", "a number",
-    /// "null"...), from its first byte; what is not JSON there is reported by the read after.
-    mutating func describeNextValue() -> String {
-        skipWhitespace()
-        return switch index < bytes.count ? bytes[index] : 0 {
-        case UInt8(ascii: "{"): "an object"
-        case UInt8(ascii: "["): "an array"
-        case UInt8(ascii: "\""): "a string"
-        case UInt8(ascii: "t"), UInt8(ascii: "f"): "a boolean"
-        case UInt8(ascii: "n"): "null"
-        default: "a number"
-        }
+        return kind
     }
 
     /// Reads an object member by member: `body` gets each name and must read its value.
