@@ -124,6 +124,63 @@ struct PublishFolderSafetyTests {
         #expect(try await PublishTests.export(cli, "client.sqlite") == PublishTests.export(cli, "src.sqlite"))
     }
 
+    /// Two publishes into a new path: the first creates the folder, the second finds it and
+    /// waits for its lock. The first fails and removes the folder it created: the second then
+    /// locked a removed folder and failed, writing into a path that named nothing.
+    @Test("a publish whose folder was removed while it waited for the lock makes the folder again and publishes")
+    func folderRemovedWhileWaiting() async throws {
+        let cli = try Storectl()
+        try await PublishTests.source(cli, frameworks: 3)
+        let parent = cli.directory.file("new")
+        let folder = parent + "/pub"
+        // The first publish: it made the folder and its parent, and holds the lock.
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let waiting = try await cli.start(
+            ["--db", "src.sqlite", "publish", folder], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
+        let waits = await waiting.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
+        #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
+        // It fails, and removes what it created, still holding the lock.
+        #expect(rmdir(folder) == 0 && rmdir(parent) == 0)
+        close(descriptor)
+        #expect(await waiting.waitForExit(within: .seconds(240)) == 0, "\(waiting.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/manifest.json"))
+        expectSuccess(try await cli("--db", "client.sqlite", "sync", folder, "--quiet"))
+        #expect(try await PublishTests.export(cli, "client.sqlite") == PublishTests.export(cli, "src.sqlite"))
+    }
+
+    /// The folder moved away and another put at its path while a publish waited for the lock:
+    /// the lock it then got was on the moved folder, and it published into the new one while
+    /// that one's own lock was held.
+    @Test("a publish whose folder was replaced while it waited locks the folder at the path before it publishes")
+    func folderReplacedWhileWaiting() async throws {
+        let (cli, folder) = try await published()
+        try await change(cli, "second")
+        let old = open(folder, O_RDONLY | O_DIRECTORY)
+        #expect(old >= 0 && flock(old, LOCK_EX | LOCK_NB) == 0)
+        let waiting = try await cli.start(
+            ["--db", "src.sqlite", "publish", folder], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
+        let waits = await waiting.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
+        #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
+        // Moved away; a new folder at the path, locked by another publisher.
+        let moved = cli.directory.file("pub-moved")
+        #expect(rename(folder, moved) == 0)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let new = open(folder, O_RDONLY | O_DIRECTORY)
+        #expect(new >= 0 && flock(new, LOCK_EX | LOCK_NB) == 0)
+        close(old)
+        // It waits again, for the new folder's lock, and writes nothing meanwhile.
+        let waitsAgain = await waiting.wait(within: .seconds(240)) {
+            $0.stderr.components(separatedBy: "waiting for the lock").count == 3
+        }
+        #expect(waitsAgain, "the publish did not wait for the new folder's lock: \(waiting.stderr)")
+        #expect(try names(folder) == [])
+        close(new)
+        #expect(await waiting.waitForExit(within: .seconds(240)) == 0, "\(waiting.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/manifest.json"))
+    }
+
     @Test("a publish interrupted (SIGTERM) while it waits for the folder's lock: exit 143, says the folder keeps its manifest")
     func interruptedPublishSaysWhatIsLeft() async throws {
         let (cli, folder) = try await published()

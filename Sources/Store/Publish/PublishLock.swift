@@ -19,8 +19,9 @@ package final class PublishLock: Sendable {
 
     /// Takes the lock, or throws a `PublishError` if another holds it for more than a second.
     /// Waits by sleeping its task (never a thread of Swift's pool); cancelled, it throws
-    /// `CancellationError`.
-    static func acquire(folder: URL) async throws -> PublishLock {
+    /// `CancellationError`. Nil if, once locked, the folder is no longer the one `folder`
+    /// names (removed or replaced while this waited): the caller locks the path's folder again.
+    static func acquire(folder: URL) async throws -> PublishLock? {
         let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw PublishError(path: folder.path, reason: "cannot open the folder: \(String(cString: strerror(errno)))")
@@ -31,7 +32,13 @@ package final class PublishLock: Sendable {
         var deadline = ContinuousClock.now + .seconds(1)
         var told = false
         while true {
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return PublishLock(descriptor: descriptor) }
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+                guard Self.pathNames(descriptor, folder.path) else {
+                    close(descriptor)
+                    return nil
+                }
+                return PublishLock(descriptor: descriptor)
+            }
             let error = errno
             if error == EINTR { continue }
             if error == EWOULDBLOCK, !told, let foundHeld = Self.foundHeld {
@@ -54,6 +61,14 @@ package final class PublishLock: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Whether `path` names the folder open as `descriptor` (same device and inode).
+    private static func pathNames(_ descriptor: Int32, _ path: String) -> Bool {
+        var locked = stat()
+        var named = stat()
+        return fstat(descriptor, &locked) == 0 && stat(path, &named) == 0 && locked.st_dev == named.st_dev
+            && locked.st_ino == named.st_ino
     }
 
     deinit {

@@ -27,6 +27,12 @@ package struct CreatedFolders: Sendable {
         return created
     }
 
+    /// These folders, then those of `earlier` not among them: what two creations made, deepest
+    /// first (a later creation's folders lie under or beside the earlier's remaining ones).
+    package func adding(_ earlier: CreatedFolders) -> CreatedFolders {
+        CreatedFolders(folders: folders + earlier.folders.filter { !folders.contains($0) })
+    }
+
     /// Removes the folders created, deepest first, each only if it is empty (`rmdir`): the
     /// command's temporary files are gone by then, and anything another program put there
     /// meanwhile stays, with the folders holding it.
