@@ -42,6 +42,28 @@ struct DatabaseFileTests {
         }
     }
 
+    /// storectl's way into a store on a full disk (see `Configuration.exclusiveLocking`): no
+    /// -shm is made, reads and writes go through the one connection, and what it wrote is
+    /// there for a store opened the usual way after it.
+    @Test func exclusiveLockingMakesNoSharedMemoryFile() async throws {
+        try await withTemporaryDirectory { directory throws in
+            let path = directory.databasePath
+            try await withStore(at: path) { store throws in try await store.frameworks.insert(Fixtures.framework("a")) }
+            var configuration = Store.Configuration()
+            configuration.exclusiveLocking = true
+            try await withStore(at: path, configuration: configuration) { store throws in
+                try await store.frameworks.insert(Fixtures.framework("b"))
+                #expect(try await store.frameworks.count() == 2)
+                #expect(try await store.read { db in try db.query("PRAGMA locking_mode") { $0.text(0) } } == ["exclusive"])
+                #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+            }
+            try await withStore(at: path) { store throws in
+                #expect(try await store.frameworks.count() == 2)
+                #expect(try await store.read { db in try db.query("PRAGMA locking_mode") { $0.text(0) } } == ["normal"])
+            }
+        }
+    }
+
     @Test func keepsRecordsAcrossReopening() async throws {
         try await withTemporaryDirectory { directory throws in
             let order = Fixtures.order("o-1", prices: ["0.10", "0.20"])

@@ -421,6 +421,64 @@ struct DiskFailureTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).isEmpty, "the tmpfs outlived its namespace")
     }
 
+    /// A store on a full disk could not be read at all, so not exported to rescue it: opening it
+    /// in WAL mode makes its -shm, and the unix VFS writes a byte into each of its pages ("disk
+    /// I/O error (No space left on device)", exit 1, for `list` and `export` alike). storectl
+    /// now opens it without a -shm, in exclusive locking mode: what it holds is read, the
+    /// committed changes only its -wal has included; a write still fails, saying the disk is
+    /// full, and changes nothing.
+    @Test(
+        "a store on a full disk without its -shm is read, its -wal included, and exported; a write fails saying the disk is full",
+        .enabled(if: tmpfsAvailable, "needs root with CAP_SYS_ADMIN to mount a tmpfs in a private mount namespace"))
+    func fullDiskWithoutSharedMemoryIsRead() async throws {
+        let storectl = try Storectl()
+        try await fillStore(storectl, db: storectl.db)
+        _ = try await sqlite3(storectl.db, "PRAGMA wal_checkpoint(TRUNCATE)")
+        let mountPoint = try storectl.directory.makeDirectory("tmpfs")
+        let out = try storectl.directory.makeDirectory("out")
+        let script = try storectl.directory.write(
+            Data(
+                #"""
+                # $1 storectl, $2 mount point, $3 store to copy there, $4 folder for the results
+                mount -t tmpfs -o size=4m tmpfs "$2" || exit 97
+                cp "$3" "$2/store.sqlite" || exit 98
+                # A committed change in the -wal alone, as a process that ended without its
+                # checkpoint leaves it; the -shm is rebuilt from the -wal by whoever opens it.
+                sqlite3 -cmd ".dbconfig no_ckpt_on_close on" "$2/store.sqlite"                     "UPDATE frameworks SET name = 'only in the wal' WHERE id = (SELECT min(id) FROM frameworks)" > /dev/null || exit 98
+                rm -f "$2/store.sqlite-shm"
+                [ -s "$2/store.sqlite-wal" ] || exit 98
+                dd if=/dev/zero of="$2/fill" bs=4k 2> /dev/null
+                "$1" --db "$2/store.sqlite" export > "$4/export.json" 2> "$4/export.err"
+                echo $? > "$4/export.status"
+                "$1" --db "$2/store.sqlite" frameworks add --id new --name N --image-name n --url https://n --description d 2> "$4/add.err"
+                echo $? > "$4/add.status"
+                rm "$2/fill"
+                "$1" --db "$2/store.sqlite" export > "$4/after.json" 2> "$4/after.err" || exit 99
+                """#.utf8), to: "tmpfs-full-read.sh")
+        let binary = try Storectl.executableURL().path
+        let unshare = try #require(Self.unshare)
+        let result = try await storectl.run(
+            ["-c", "exec \"$0\" --mount /bin/sh \"$@\"", unshare, script, binary, mountPoint, storectl.db, out],
+            shell: true, timeout: 180)
+        #expect(result.status == 0, "\(result)")
+        func read(_ name: String) throws -> String {
+            try String(contentsOfFile: out + "/" + name, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let (exportStatus, exportErr, export) = (try read("export.status"), try read("export.err"), try read("export.json"))
+        #expect(exportStatus == "0", "export on the full disk failed: \(exportErr)")
+        #expect(
+            exportErr.contains("SQLite cannot make the store's -shm") && exportErr.contains("exclusive locking mode"),
+            "\(exportErr)")
+        #expect(export.contains("only in the wal"))
+        let (addStatus, addErr) = (try read("add.status"), try read("add.err"))
+        #expect(addStatus == "1" && addErr.contains("database or disk is full"), "\(addStatus) \(addErr)")
+        // Once there is room, the store as the full disk showed it: the write changed nothing.
+        let (after, afterErr) = (try read("after.json"), try read("after.err"))
+        #expect(afterErr.isEmpty, "\(afterErr)")
+        #expect(sameBytes(after, export), "the store changed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).isEmpty, "the tmpfs outlived its namespace")
+    }
+
     // MARK: Helpers
 
     static let examplesFeed = URL(fileURLWithPath: #filePath) // Tests/StorectlTests/DiskFailureTests.swift

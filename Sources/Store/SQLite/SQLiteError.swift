@@ -34,6 +34,10 @@ public struct SQLiteError: Error, Sendable, Equatable, CustomStringConvertible {
     package static let readOnly: Int32 = 8
     package static let ioError: Int32 = 10
     package static let full: Int32 = 13
+    /// SQLITE_IOERR_SHMSIZE and SQLITE_IOERR_SHMMAP: the `-shm` (the WAL index) could not be
+    /// grown or mapped; the unix VFS writes a byte into each of its pages first, so a full disk
+    /// fails there.
+    package static let ioErrorSharedMemory: Set<Int32> = [ioError | (19 << 8), ioError | (21 << 8)]
     static let cantOpen: Int32 = 14
     static let constraint: Int32 = 19
     static let misuse: Int32 = 21

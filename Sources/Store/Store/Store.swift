@@ -107,6 +107,14 @@ public final class Store: Sendable {
         /// outside any transaction, after the durability is applied and before migrations (the
         /// power-loss tests' synchronous=OFF variant sets it).
         var writerSetupSQL: [String] = []
+        /// For storectl (not public): the store is read and written through its writer's
+        /// connection alone, in SQLite's exclusive locking mode, without a `-shm`. "If the
+        /// locking mode is EXCLUSIVE prior to the first WAL-mode database access, then SQLite
+        /// never attempts to call any of the shared-memory methods and hence no shared-memory
+        /// wal-index is ever created" (https://sqlite.org/wal.html#noshm): the WAL index lives in
+        /// the heap. So a store whose `-shm` cannot be made, on a full disk, can still be read
+        /// (and exported elsewhere). Other processes that open the file wait until it closes.
+        package var exclusiveLocking = false
         /// For tests only (not public): runs on the opening thread once the writer has opened
         /// and migrated the file (its -wal and -shm open too), before the store takes their
         /// identities: a test closes another store on the path meanwhile.
@@ -278,6 +286,8 @@ public final class Store: Sendable {
             observedTables: ObservedKindTable.all(registering: configuration.recordTypes), now: configuration.clock.now,
             willCommit: { monitor.willCommit($0) }, onCommit: { _ in monitor.poke() }
         ) { database in
+            // Before the first access in WAL mode, which would open the -shm (see the property).
+            if configuration.exclusiveLocking { try database.execute("PRAGMA locking_mode = EXCLUSIVE") }
             if let path {
                 // Before any statement takes SQLite's locks on it: from now on a descriptor of
                 // this file that another opener in this process closes is parked instead.
@@ -314,11 +324,13 @@ public final class Store: Sendable {
         }
         self.init(
             path: path, configuration: configuration, writer: writer,
-            readers: path.map {
-                ReaderPool(
-                    path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
-                    vfsName: configuration.vfsName, walFiles: walFiles)
-            },
+            readers: configuration.exclusiveLocking
+                ? nil
+                : path.map {
+                    ReaderPool(
+                        path: $0, maximumCount: configuration.maximumReaders, busyTimeout: configuration.busyTimeout,
+                        vfsName: configuration.vfsName, walFiles: walFiles)
+                },
             changeMonitor: monitor, walFiles: walFiles, openFile: openFile)
     }
 

@@ -142,7 +142,22 @@ struct StoreOptions: ParsableArguments {
                 // and the next read command migrated it).
                 (store, created) = (try await Store.inMemory(configuration: configuration), nil)
             } else {
-                (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
+                do {
+                    (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
+                } catch let error as SQLiteError where SQLiteError.ioErrorSharedMemory.contains(error.extendedCode) {
+                    // A full disk: SQLite cannot make the store's -shm, and no command could read
+                    // it, not even an export to rescue it onto another disk. Without a -shm it
+                    // can (see `exclusiveLocking`); what needs room still fails, saying so.
+                    if Self.toldOfExclusiveLocking.withLock({ told in
+                        defer { told = true }; return !told
+                    }) {
+                        Output.printError(
+                            "\(path): SQLite cannot make the store's -shm: \(error.message); opened without it, in exclusive locking mode (other programs that open the store wait until this command ends)"
+                        )
+                    }
+                    configuration.exclusiveLocking = true
+                    (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
+                }
             }
         } catch {
             throw Self.describe(error, path: path)
@@ -168,6 +183,10 @@ struct StoreOptions: ParsableArguments {
             }
         }
     }
+
+    /// Whether this process said that it opened a store without its -shm (export opens the
+    /// store twice).
+    private static let toldOfExclusiveLocking = LockedBox(false)
 
     /// Before closing: a checkpoint that fails for want of space or on an I/O error leaves the
     /// store's latest writes in its -wal, and the close would say nothing (SQLite keeps that

@@ -242,9 +242,10 @@ public struct ImageTable {
     /// The number of entries and their bytes, in one pass over the index that holds the sizes
     /// (for `stats` and `evictToBudget`; a put reads the kept totals instead). A stored size the
     /// store could not have written (changed around it) is `StoreError.invalidRecord` naming the
-    /// entry, not a wrong total or a trap; the aggregates tell one cheaply: SQLite's `sum` turns real when a value is
-    /// not an integer (text counts as 0) and fails on overflow, and `min` and `max` show a
-    /// negative or too large size, or text and blobs, which sort after every number.
+    /// entry, not a wrong total or a trap; the aggregates tell one cheaply: SQLite's `sum` turns
+    /// real when a value is not an integer (text counts as 0) and fails on overflow, and `min`
+    /// and `max` show a negative or too large size, or text and blobs, which sort after every
+    /// number.
     private func counted() throws -> (count: Int, bytes: Int) {
         let totals: (count: Int, sum: SQLValue, min: SQLValue, max: SQLValue)
         do {
