@@ -7,6 +7,10 @@
 -- 2^31 - 1, SQLite's ceiling for one value) counts as 0 bytes here, so no write fails on it;
 -- the reads that meet it name the entry (ImageTable).
 --
+-- A total that is not a count (changed around the store: text, which SQLite's `+` reads as 0,
+-- a real, a negative number, one past 2^62) becomes -1, and the store counts the entries again
+-- when it reads one.
+--
 -- Not kept: rows that an `INSERT OR REPLACE` (or `UPDATE OR REPLACE`) deletes to make room, for
 -- "when the REPLACE conflict resolution strategy deletes rows in order to satisfy a constraint,
 -- delete triggers fire if and only if recursive triggers are enabled"
@@ -25,22 +29,26 @@ INSERT INTO image_cache_totals (id, entries, bytes)
 
 CREATE TRIGGER image_cache_totals_after_insert AFTER INSERT ON images BEGIN
     UPDATE image_cache_totals SET
-        entries = entries + 1,
-        bytes = bytes + CASE WHEN typeof(NEW.size) = 'integer' AND NEW.size BETWEEN 0 AND 2147483647 THEN NEW.size ELSE 0 END
+        entries = CASE WHEN typeof(entries) = 'integer' AND entries BETWEEN 0 AND 4611686018427387904 THEN entries + 1 ELSE -1 END,
+        bytes = CASE WHEN typeof(bytes) = 'integer' AND bytes BETWEEN 0 AND 4611686018427387904
+            THEN bytes + CASE WHEN typeof(NEW.size) = 'integer' AND NEW.size BETWEEN 0 AND 2147483647 THEN NEW.size ELSE 0 END ELSE -1 END
     WHERE id = 0;
 END;
 
 CREATE TRIGGER image_cache_totals_after_delete AFTER DELETE ON images BEGIN
     UPDATE image_cache_totals SET
-        entries = entries - 1,
-        bytes = bytes - CASE WHEN typeof(OLD.size) = 'integer' AND OLD.size BETWEEN 0 AND 2147483647 THEN OLD.size ELSE 0 END
+        entries = CASE WHEN typeof(entries) = 'integer' AND entries BETWEEN 0 AND 4611686018427387904 THEN entries - 1 ELSE -1 END,
+        bytes = CASE WHEN typeof(bytes) = 'integer' AND bytes BETWEEN 0 AND 4611686018427387904
+            THEN bytes - CASE WHEN typeof(OLD.size) = 'integer' AND OLD.size BETWEEN 0 AND 2147483647 THEN OLD.size ELSE 0 END ELSE -1 END
     WHERE id = 0;
 END;
 
 CREATE TRIGGER image_cache_totals_after_update AFTER UPDATE OF size ON images BEGIN
     UPDATE image_cache_totals SET
-        bytes = bytes
-            + CASE WHEN typeof(NEW.size) = 'integer' AND NEW.size BETWEEN 0 AND 2147483647 THEN NEW.size ELSE 0 END
-            - CASE WHEN typeof(OLD.size) = 'integer' AND OLD.size BETWEEN 0 AND 2147483647 THEN OLD.size ELSE 0 END
+        bytes = CASE WHEN typeof(bytes) = 'integer' AND bytes BETWEEN 0 AND 4611686018427387904
+            THEN bytes
+                + CASE WHEN typeof(NEW.size) = 'integer' AND NEW.size BETWEEN 0 AND 2147483647 THEN NEW.size ELSE 0 END
+                - CASE WHEN typeof(OLD.size) = 'integer' AND OLD.size BETWEEN 0 AND 2147483647 THEN OLD.size ELSE 0 END
+            ELSE -1 END
     WHERE id = 0;
 END;

@@ -110,7 +110,13 @@ struct ImageCacheTotalsTests {
     func missingRowIsCounted() async throws {
         try await withImageStore { store in
             try await store.images.put("a", data: Data(count: 30))
-            for meddling in ["DELETE FROM image_cache_totals", "UPDATE image_cache_totals SET bytes = -1000"] {
+            // Text was added to as if it were 0 (a wrong total no read could tell); past 2^63
+            // an addition turns real.
+            for meddling in [
+                "DELETE FROM image_cache_totals", "UPDATE image_cache_totals SET bytes = -1000",
+                "UPDATE image_cache_totals SET bytes = 9223372036854775807", "UPDATE image_cache_totals SET bytes = 'x'",
+                "UPDATE image_cache_totals SET entries = 9223372036854775807",
+            ] {
                 try await store.write { db in try db.execute(meddling) }
                 try await store.images.put("b", data: Data(count: 20))
                 #expect(try await Self.kept(store) == [2, 50], "\(meddling)")
