@@ -479,7 +479,7 @@ struct Scenario: Sendable {
 }
 
 /// A seeded random source (splitmix64), so a failing run can be repeated.
-struct SplitMix {
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -22,6 +22,26 @@ struct PublishFolderSafetyTests {
         try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
     }
 
+    /// Another publisher's lock on `folder` (as a publish under way holds it): its descriptor.
+    private func lock(_ folder: String) -> Int32 {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
+        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        return descriptor
+    }
+
+    /// Starts `storectl publish` into `folder`, which another holds the lock on, and returns once
+    /// it says (a test switch) that it waits for the lock; it then waits as long as it takes.
+    private func publishWaitingForTheLock(
+        _ cli: Storectl, _ folder: String, _ options: [String] = [], environment: [String: String?] = [:]
+    ) async throws -> BackgroundProcess {
+        let publish = try await cli.start(
+            ["--db", "src.sqlite", "publish", folder] + options,
+            environment: environment.merging(["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"]) { $1 })
+        let waits = await publish.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
+        #expect(waits, "the publish did not wait for the lock: \(publish.stderr)")
+        return publish
+    }
+
     @Test("files of others in the folder survive every publish, even listed as retired in a manifest edited by hand")
     func deletesOnlyItsOwnFiles() async throws {
         let cli = try Storectl()
@@ -75,9 +95,7 @@ struct PublishFolderSafetyTests {
         try await change(cli, "new")
         let before = try names(folder)
         let manifest = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
-        // Another publisher holds the lock on the folder (as a publish under way does).
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let descriptor = lock(folder)
         expectFailure(
             try await cli("--db", "src.sqlite", "publish", folder), status: 1,
             mentioning: [folder, "another publish (or another program) holds the lock on this folder"])
@@ -93,12 +111,8 @@ struct PublishFolderSafetyTests {
         let generation = try PublishTests.manifest(folder)["generation"] as? String
         // Another publisher holds the folder's lock while B starts; B says (a test switch) once
         // it waits for the lock, and then waits as long as it takes.
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
-        let waiting = try await cli.start(
-            ["--db", "src.sqlite", "publish", folder, "--json"], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
-        let waits = await waiting.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
-        #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
+        let descriptor = lock(folder)
+        let waiting = try await publishWaitingForTheLock(cli, folder, ["--json"])
         // Meanwhile a commit, and the lock's holder publishes it (head 2): as another publish
         // would, through a copy of the folder, its new files and manifest put in place.
         try await change(cli, "committed while B waited")
@@ -135,12 +149,8 @@ struct PublishFolderSafetyTests {
         let folder = parent + "/pub"
         // The first publish: it made the folder and its parent, and holds the lock.
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
-        let waiting = try await cli.start(
-            ["--db", "src.sqlite", "publish", folder], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
-        let waits = await waiting.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
-        #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
+        let descriptor = lock(folder)
+        let waiting = try await publishWaitingForTheLock(cli, folder)
         // It fails, and removes what it created, still holding the lock.
         #expect(rmdir(folder) == 0 && rmdir(parent) == 0)
         close(descriptor)
@@ -157,18 +167,13 @@ struct PublishFolderSafetyTests {
     func folderReplacedWhileWaiting() async throws {
         let (cli, folder) = try await published()
         try await change(cli, "second")
-        let old = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(old >= 0 && flock(old, LOCK_EX | LOCK_NB) == 0)
-        let waiting = try await cli.start(
-            ["--db", "src.sqlite", "publish", folder], environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1"])
-        let waits = await waiting.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
-        #expect(waits, "the publish did not wait for the lock: \(waiting.stderr)")
+        let old = lock(folder)
+        let waiting = try await publishWaitingForTheLock(cli, folder)
         // Moved away; a new folder at the path, locked by another publisher.
         let moved = cli.directory.file("pub-moved")
         #expect(rename(folder, moved) == 0)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let new = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(new >= 0 && flock(new, LOCK_EX | LOCK_NB) == 0)
+        let new = lock(folder)
         close(old)
         // It waits again, for the new folder's lock, and writes nothing meanwhile.
         let waitsAgain = await waiting.wait(within: .seconds(240)) {
@@ -187,14 +192,9 @@ struct PublishFolderSafetyTests {
         try await change(cli, "never published")
         let before = try names(folder)
         let manifest = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY)
-        #expect(descriptor >= 0 && flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let descriptor = lock(folder)
         defer { close(descriptor) }
-        let publish = try await cli.start(
-            ["--db", "src.sqlite", "publish", folder],
-            environment: ["STORECTL_TEST_WAIT_FOR_PUBLISH_LOCK": "1", "STORECTL_TEST_INTERRUPT_GRACE": "600"])
-        let waits = await publish.wait(within: .seconds(240)) { $0.stderr.contains("waiting for the lock") }
-        #expect(waits, "the publish did not wait for the lock: \(publish.stderr)")
+        let publish = try await publishWaitingForTheLock(cli, folder, environment: ["STORECTL_TEST_INTERRUPT_GRACE": "600"])
         publish.send(SIGTERM)
         #expect(await publish.waitForExit(within: .seconds(240)) == 143, "\(publish.stderr)")
         #expect(
