@@ -436,6 +436,8 @@ struct DiskFailureTests {
         _ = try await sqlite3(storectl.db, "PRAGMA wal_checkpoint(TRUNCATE)")
         let mountPoint = try storectl.directory.makeDirectory("tmpfs")
         let out = try storectl.directory.makeDirectory("out")
+        try Data(try await sqlite3(storectl.db, "SELECT max(id) FROM frameworks").utf8).write(
+            to: URL(fileURLWithPath: out + "/first-id"))
         let script = try storectl.directory.write(
             Data(
                 #"""
@@ -444,14 +446,18 @@ struct DiskFailureTests {
                 cp "$3" "$2/store.sqlite" || exit 98
                 # A committed change in the -wal alone, as a process that ended without its
                 # checkpoint leaves it; the -shm is rebuilt from the -wal by whoever opens it.
-                sqlite3 -cmd ".dbconfig no_ckpt_on_close on" "$2/store.sqlite"                     "UPDATE frameworks SET name = 'only in the wal' WHERE id = (SELECT min(id) FROM frameworks)" > /dev/null || exit 98
+                sqlite3 -cmd ".dbconfig no_ckpt_on_close on" "$2/store.sqlite" "UPDATE frameworks SET name = 'only in the wal' WHERE id = (SELECT min(id) FROM frameworks)" > /dev/null || exit 98
                 rm -f "$2/store.sqlite-shm"
                 [ -s "$2/store.sqlite-wal" ] || exit 98
                 dd if=/dev/zero of="$2/fill" bs=4k 2> /dev/null
                 "$1" --db "$2/store.sqlite" export > "$4/export.json" 2> "$4/export.err"
                 echo $? > "$4/export.status"
+                "$1" --db "$2/store.sqlite" frameworks delete "$(cat "$4/first-id")" 2> "$4/delete.err"
+                echo $? > "$4/delete.status"
                 "$1" --db "$2/store.sqlite" frameworks add --id new --name N --image-name n --url https://n --description d 2> "$4/add.err"
                 echo $? > "$4/add.status"
+                timeout 60 "$1" --db "$2/store.sqlite" watch 2> "$4/watch.err"
+                echo $? > "$4/watch.status"
                 rm "$2/fill"
                 "$1" --db "$2/store.sqlite" export > "$4/after.json" 2> "$4/after.err" || exit 99
                 """#.utf8), to: "tmpfs-full-read.sh")
@@ -470,8 +476,16 @@ struct DiskFailureTests {
             exportErr.contains("SQLite cannot make the store's -shm") && exportErr.contains("exclusive locking mode"),
             "\(exportErr)")
         #expect(export.contains("only in the wal"))
-        let (addStatus, addErr) = (try read("add.status"), try read("add.err"))
-        #expect(addStatus == "1" && addErr.contains("database or disk is full"), "\(addStatus) \(addErr)")
+        // A write of a record already there is tried that way, and fails saying the disk is full.
+        let (deleteStatus, deleteErr) = (try read("delete.status"), try read("delete.err"))
+        #expect(deleteStatus == "1" && deleteErr.contains("database or disk is full"), "\(deleteStatus) \(deleteErr)")
+        // A command that adds, and watch (which would hold the lock while it runs), fail at once.
+        for command in ["add", "watch"] {
+            let (status, error) = (try read("\(command).status"), try read("\(command).err"))
+            #expect(
+                status == "1" && error.contains("No space left on device") && !error.contains("exclusive locking mode"),
+                "\(command): \(status) \(error)")
+        }
         // Once there is room, the store as the full disk showed it: the write changed nothing.
         let (after, afterErr) = (try read("after.json"), try read("after.err"))
         #expect(afterErr.isEmpty, "\(afterErr)")

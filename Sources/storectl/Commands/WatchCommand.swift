@@ -43,7 +43,9 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let kinds: Set<RecordKind>? = kind.map { [$0] }
         let (json, path) = (json, store.resolvedPath)
-        try await store.withStore(.existing) { opened in
+        // Not in exclusive locking mode on a full disk: it would keep every other program out
+        // for as long as it watches.
+        try await store.withStore(.existing, exclusiveOnFullDisk: false) { opened in
             // Subscribed, and its start read, before "watching" is printed: every change committed
             // after that line, by any process, is printed.
             let changes = await opened.changesFromNow(of: kinds)

@@ -111,9 +111,16 @@ struct StoreOptions: ParsableArguments {
     /// `access` says whether a missing --db or STORECTL_DB file is created or refused (see
     /// `StoreAccess`); the default location, and its folder (mode 0700), are created on first
     /// use. A `.creating` command that fails removes the file it created.
+    ///
+    /// A store whose -shm cannot be made (a full disk) is opened without one, in exclusive
+    /// locking mode, so that it can be read and exported: for `.existing` and `.inspecting`
+    /// commands, unless `exclusiveOnFullDisk` is false (`watch`, which would hold the lock for
+    /// as long as it runs). A `.creating` command fails at once instead: it must write, and a
+    /// sync would hold the lock through its downloads only to fail at its commit.
     func withStore<T>(
         _ access: StoreAccess,
         configure: (inout Store.Configuration) throws -> Void = { _ in },
+        exclusiveOnFullDisk: Bool = true,
         _ body: (Store) async throws -> T
     ) async throws -> T {
         let path = resolvedPath
@@ -144,7 +151,10 @@ struct StoreOptions: ParsableArguments {
             } else {
                 do {
                     (store, created) = try await Store.openReportingCreation(at: path, configuration: configuration)
-                } catch let error as SQLiteError where SQLiteError.ioErrorSharedMemory.contains(error.extendedCode) {
+                } catch let error as SQLiteError
+                    where SQLiteError.ioErrorSharedMemory.contains(error.extendedCode) && access != .creating
+                    && exclusiveOnFullDisk
+                {
                     // A full disk: SQLite cannot make the store's -shm, and no command could read
                     // it, not even an export to rescue it onto another disk. Without a -shm it
                     // can (see `exclusiveLocking`); what needs room still fails, saying so.
